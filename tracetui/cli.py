@@ -1,0 +1,191 @@
+"""The ``tracetui`` command line: generate, run, check, replay, open."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import orjson
+
+from tracetui import __version__
+from tracetui.loop.ablations import ABLATIONS
+from tracetui.loop.scenarios import FAULT_CHOICES, SCENARIOS
+from tracetui.trace.reader import TraceReadError
+
+
+def _emit(records, output: str | None) -> int:
+    from tracetui.trace.writer import write_records, write_trace
+
+    if output in (None, "-"):
+        return write_records(sys.stdout.buffer, records)
+    return write_trace(output, records)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tracetui")
+def main() -> None:
+    """Find where an LLM tool-calling loop went wrong.
+
+    \b
+    tracetui generate --all -o runs.jsonl     write traces of the built-in scenarios
+    tracetui check runs.jsonl                  verdict per run, headless
+    tracetui open runs.jsonl                   explore them (no file: a built-in demo)
+    """
+
+
+@main.command()
+@click.option("--scenario", "scenarios", multiple=True, type=click.Choice(list(SCENARIOS)),
+              help="Scenario to run (repeatable). Default: single.")
+@click.option("--all", "all_scenarios", is_flag=True, help="Run every scenario.")
+@click.option("--ablation", type=click.Choice(list(ABLATIONS)), default=None,
+              help="Damage the context the model is sent in one way.")
+@click.option("--all-ablations", is_flag=True, help="Run each scenario under every ablation.")
+@click.option("--fault", "faults", multiple=True, type=click.Choice(list(FAULT_CHOICES)),
+              help="Inject one failing HTTP attempt on the first model call (repeatable, in order).")
+@click.option("--transient-failures", type=click.IntRange(0, 50), default=0, show_default=True,
+              help="Inject N transient 503s on the first model call.")
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
+              help="Seed for logical latencies and backoff jitter.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Trace file to write (atomically). Default: standard output.")
+def generate(scenarios, all_scenarios, ablation, all_ablations, faults, transient_failures, seed, output) -> None:
+    """Run built-in scenarios through the loop and write their JSONL traces."""
+    from tracetui.loop.runner import records_of, run_scenario
+
+    if all_scenarios and scenarios:
+        raise click.UsageError("use --scenario or --all, not both")
+    if ablation and all_ablations:
+        raise click.UsageError("use --ablation or --all-ablations, not both")
+    names = list(SCENARIOS) if all_scenarios else list(scenarios or ["single"])
+    ablations = list(ABLATIONS) if all_ablations else [ablation or "complete"]
+    results = [run_scenario(n, a, tuple(faults), transient_failures, seed) for n in names for a in ablations]
+    _emit(records_of(iter(results)), output)
+    failed = sum(1 for r in results if r.status != "answer_ready")
+    where = f" to {output}" if output not in (None, "-") else ""
+    click.echo(f"wrote {len(results)} run(s), {failed} failed{where}", err=True)
+
+
+def _load_responses(path: str) -> list[Any]:
+    raw = Path(path).read_bytes()
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise click.ClickException(f"{path}: not valid JSON: {exc}") from None
+    if isinstance(value, dict) and isinstance(value.get("responses"), list):
+        value = value["responses"]
+    if not isinstance(value, list):
+        raise click.ClickException(f"{path}: expected a JSON list of responses, got a {type(value).__name__}")
+    if not value:
+        raise click.ClickException(f"{path}: the list of responses is empty")
+    for i, item in enumerate(value):
+        if not isinstance(item, (dict, str)):
+            raise click.ClickException(f"{path}: response {i} is a {type(item).__name__}; expected an object")
+    return value
+
+
+@main.command()
+@click.option("--responses", "responses_file", type=click.Path(exists=True, dir_okay=False), required=True,
+              help="JSON list of raw provider responses, one per model call.")
+@click.option("--provider", default="openai-responses", show_default=True, help="API shape of the responses.")
+@click.option("--max-turns", type=click.IntRange(1, 100), default=None, help="Turn budget (default 3).")
+@click.option("--max-calls", type=click.IntRange(0, 1000), default=None, help="Tool call budget (default 2).")
+@click.option("--run-id", default=None, help="Run id in the trace (default: the responses file's name).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Trace file to write (atomically). Default: standard output.")
+def run(responses_file, provider, max_turns, max_calls, run_id, output) -> None:
+    """Run the loop over recorded raw responses (a cassette) and write the trace."""
+    from tracetui.loop.inputs import responses_inputs
+    from tracetui.loop.runner import run_inputs
+    from tracetui.providers.registry import ADAPTERS
+
+    if provider not in ADAPTERS:
+        raise click.BadParameter(f"{provider!r}; choose from {', '.join(sorted(ADAPTERS))}", param_hint="--provider")
+    responses = _load_responses(responses_file)
+    inputs = responses_inputs(responses, provider, max_turns, max_calls)
+    result = run_inputs(run_id or Path(responses_file).stem, inputs)
+    _emit(iter(result.records), output)
+    click.echo(_verdict_line(result.summary), err=True)
+    sys.exit(0 if result.summary["ready"] else 1)
+
+
+def _verdict_line(v: dict[str, Any]) -> str:
+    ff = v.get("first_failure")
+    mark = "✓" if v.get("ready") else "✗"
+    line = f"{mark} {v['run_id']}  {v['status']}"
+    if v.get("complete") is False:
+        line += "  (incomplete: no summary)"
+    if ff:
+        line += f"  {ff['lane']}@{ff['seq']}: {ff['reason']}"
+    return line
+
+
+@main.command()
+@click.argument("trace_file", type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="Print verdicts as JSON.")
+def check(trace_file, as_json) -> None:
+    """Verdict per run: exit 0 if every run is answer-ready, 1 if any failed, 2 if unreadable."""
+    from tracetui.trace.reader import read_trace
+
+    try:
+        trace = read_trace(trace_file)
+    except TraceReadError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except OSError as exc:
+        click.echo(f"error: {trace_file}: {exc.strerror or exc}", err=True)
+        sys.exit(2)
+    verdicts = [run.verdict() for run in trace.runs.values()]
+    if as_json:
+        payload = {"file": trace_file, "runs": verdicts,
+                   "problems": [{"line": p.line, "message": p.message} for p in trace.problems]}
+        click.echo(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode())
+    else:
+        from tracetui.trace.safe_text import printable
+
+        for v in verdicts:
+            click.echo(printable(_verdict_line(v)))
+        for p in trace.problems:
+            click.echo(f"line {p.line}: {printable(p.message)}", err=True)
+        failed = sum(1 for v in verdicts if not v["ready"])
+        click.echo(f"{len(verdicts)} run(s), {failed} failed, {len(trace.problems)} problem line(s)", err=True)
+    sys.exit(0 if all(v["ready"] for v in verdicts) else 1)
+
+
+@main.command()
+def scenarios() -> None:
+    """List the built-in scenarios, ablations and faults."""
+    width = max(len(n) for n in SCENARIOS)
+    click.echo("scenarios (tracetui generate --scenario NAME):")
+    for sc in SCENARIOS.values():
+        click.echo(f"  {sc.name:<{width}}  {sc.expect:<24} {sc.about}")
+    click.echo("\nablations (--ablation NAME, or --all-ablations):")
+    for name, (_, about) in ABLATIONS.items():
+        click.echo(f"  {name:<{width}}  {about}")
+    click.echo("\nfaults (--fault KIND, repeatable):")
+    for name, about in (("429", "rate limited, with Retry-After"), ("5xx", "503 server overloaded"),
+                        ("timeout", "no response before the timeout"),
+                        ("html", "200 whose body is an HTML error page"),
+                        ("vendor", "200 whose body is another vendor's JSON")):
+        click.echo(f"  {name:<{width}}  {about}")
+
+
+@main.command()
+def schema() -> None:
+    """Print the JSON Schema of a trace line."""
+    from tracetui.trace.schema import SCHEMA
+
+    click.echo(orjson.dumps(SCHEMA, option=orjson.OPT_INDENT_2).decode())
+
+
+@main.command(name="open")
+@click.argument("trace_files", nargs=-1, type=click.Path())
+def open_(trace_files) -> None:
+    """Explore traces in the terminal. With no FILE, open a built-in demo of every scenario."""
+    from tracetui.ui.app import run_app
+
+    run_app(list(trace_files))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,245 @@
+"""A scripted model that reads the transcript it is sent and answers like a model would.
+
+It is not a fixed cassette: it reacts to what the request holds (which orders the
+user asked about, which tool results came back, whether a result was an error),
+so an edited run or a damaged context gets a different, realistic answer. Each
+scenario adds one quirk on top of a well-behaved order assistant.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+ORDER_RE = re.compile(r"\bo-\d+\b")
+REFUND_RE = re.compile(r"[Rr]efund (\d+(?:\.\d+)?)")
+TRUNCATE_BELOW = 64  # max_output_tokens under which the model's answer is cut off
+
+
+@dataclass
+class View:
+    """What the model can see in one request."""
+
+    user_text: str | None
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)  # {"call_id", "output", "error"}
+    max_output_tokens: int = 500
+    id_base: int = 0  # call ids the provider has issued so far: ids are unique per run, like a real API's
+
+    @classmethod
+    def from_request(cls, body: dict[str, Any], id_base: int = 0) -> "View":
+        user_text = None
+        calls, results, batch = [], [], []
+        previous = None
+        for item in body.get("input") or []:
+            kind = item.get("type")
+            if item.get("role") == "user":
+                user_text = item.get("content")
+            elif kind == "function_call":
+                if previous != "function_call":
+                    batch = []
+                calls.append(item)
+            elif item.get("type") == "function_call_output":
+                try:
+                    output = orjson.loads(item.get("output") or "null")
+                except orjson.JSONDecodeError:
+                    output = item.get("output")
+                error = isinstance(output, dict) and output.get("ok") is False
+                results.append({"call_id": item.get("call_id"), "output": output, "error": error})
+                batch.append(results[-1])
+            previous = kind
+        return cls(user_text, calls, results, int(body.get("max_output_tokens") or 500), id_base, batch)
+
+    @property
+    def orders(self) -> list[str]:
+        return list(dict.fromkeys(ORDER_RE.findall(self.user_text or "")))
+
+    @property
+    def refund_amount(self) -> float | None:
+        m = REFUND_RE.search(self.user_text or "")
+        return float(m.group(1)) if m else None
+
+    def next_call_id(self, offset: int = 0) -> str:
+        return f"call-{self.id_base + offset + 1}"
+
+    last_batch: list[dict[str, Any]] = field(default_factory=list)  # results after the newest calls
+
+# -- response builders -------------------------------------------------------------------------
+def fn_call(name: str, args: Any, call_id: str) -> dict[str, Any]:
+    raw = args if isinstance(args, str) else orjson.dumps(args).decode()
+    return {"type": "function_call", "id": "fc_" + call_id, "call_id": call_id, "name": name, "arguments": raw,
+            "status": "completed"}
+
+
+def message(text: str) -> dict[str, Any]:
+    return {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}]}
+
+
+def response(output: list[dict[str, Any]], status: str = "completed", **extra: Any) -> dict[str, Any]:
+    return {"object": "response", "status": status, "model": "fake-model", "output": output, **extra}
+
+
+def answer(results: list[dict[str, Any]]) -> dict[str, Any]:
+    facts = [r["output"] for r in results if not r["error"]]
+    if not facts:
+        errors = ", ".join(str(r["output"].get("error_type")) for r in results if isinstance(r["output"], dict))
+        return response([message(f"I could not get that information: {errors}. Please try again later.")])
+    text = orjson.dumps(facts[0] if len(facts) == 1 else facts).decode()
+    return response([message(text)])
+
+
+def cut(body: dict[str, Any]) -> dict[str, Any]:
+    """What the model produces when max_output_tokens runs out mid-answer."""
+    output = []
+    for item in body["output"]:
+        if item["type"] == "function_call":
+            output.append({**item, "arguments": item["arguments"][: len(item["arguments"]) // 2],
+                           "status": "incomplete"})
+        elif item["type"] == "message":
+            text = item["content"][0]["text"]
+            output.append({**message(text[: max(1, len(text) // 3)]), "status": "incomplete"})
+        else:
+            output.append(item)
+    return response(output, status="incomplete", incomplete_details={"reason": "max_output_tokens"})
+
+
+# -- the well-behaved assistant -----------------------------------------------------------------
+def first_calls(view: View) -> dict[str, Any]:
+    amount = view.refund_amount
+    if amount is not None and view.orders:
+        args = {"order_id": view.orders[0], "amount": amount, "reason": "customer request"}
+        return response([fn_call("refund_order", args, view.next_call_id())])
+    return response([fn_call("read_order", {"order_id": o}, view.next_call_id(n)) for n, o in enumerate(view.orders)])
+
+
+def repair(view: View, batch: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Re-issue calls whose arguments were rejected as repairable, with the arguments fixed."""
+    if not any(r["error"] and r["output"].get("retryable") for r in batch):
+        return None
+    return first_calls(view)
+
+
+def assistant(view: View) -> dict[str, Any]:
+    if view.user_text is None:
+        return response([message("Done: everything looks fine.")])  # the goal was lost from the window
+    if not view.results:
+        if not view.orders:
+            return response([message("I can look up the status of your orders or refund one. Which order?")])
+        return first_calls(view)
+    batch = view.last_batch
+    return repair(view, batch) or answer(batch)
+
+
+# -- scenario quirks ----------------------------------------------------------------------------
+def _invalid_args(view: View) -> dict[str, Any]:
+    if not view.results:
+        return response([fn_call("read_order", {"orderId": view.orders[0]}, view.next_call_id())])
+    return assistant(view)
+
+
+def _invalid_json(view: View) -> dict[str, Any]:
+    if not view.results:
+        raw = orjson.dumps({"order_id": view.orders[0], "amount": view.refund_amount, "reason": "damaged"}).decode()[:-1]
+        return response([fn_call("refund_order", raw, view.next_call_id())])
+    return assistant(view)
+
+
+def _repair_exhausted(view: View) -> dict[str, Any]:
+    if view.results and not view.last_batch[-1]["error"]:
+        return assistant(view)
+    args = {"order_id": view.orders[0], "amount": f"{view.refund_amount:.2f}", "reason": "damaged"}
+    return response([fn_call("refund_order", args, view.next_call_id())])
+
+
+def _repeat(view: View) -> dict[str, Any]:
+    if view.user_text is not None and view.orders:
+        return response([fn_call("read_order", {"order_id": view.orders[0]}, view.next_call_id())])
+    return assistant(view)
+
+
+def _refusal(view: View) -> dict[str, Any]:
+    return response([{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+                      "content": [{"type": "refusal", "refusal": "I can't help with that request."}]}])
+
+
+def _duplicate_ids(view: View) -> dict[str, Any]:
+    if view.results:
+        return assistant(view)
+    return response([fn_call("read_order", {"order_id": o}, "call-1") for o in view.orders])
+
+
+def _reused_call_id(view: View) -> dict[str, Any]:
+    done = {r["output"].get("order_id") for r in view.results if isinstance(r["output"], dict)}
+    todo = [o for o in view.orders if o not in done]
+    if todo:
+        return response([fn_call("read_order", {"order_id": todo[0]}, "call-1")])
+    return answer(view.results)
+
+
+def _sequential(view: View) -> dict[str, Any]:
+    done = {r["output"].get("order_id") for r in view.results if isinstance(r["output"], dict)}
+    todo = [o for o in view.orders if o not in done]
+    if todo:
+        return response([fn_call("read_order", {"order_id": todo[0]}, view.next_call_id())])
+    return answer(view.results)
+
+
+def _unknown_tool(view: View) -> dict[str, Any]:
+    if not view.results:
+        return response([fn_call("cancel_order", {"order_id": view.orders[0]}, view.next_call_id())])
+    return assistant(view)
+
+
+def _no_receipt(view: View) -> dict[str, Any]:
+    return response([message('{"order_id": "o-1", "status": "delivered", "source": "read_order"}')])
+
+
+def _failed(view: View) -> dict[str, Any]:
+    return response([], status="failed", error={"code": "server_error", "message": "The model failed to generate a response."})
+
+
+def _cancelled(view: View) -> dict[str, Any]:
+    return response([], status="cancelled")
+
+
+def _reasoning(view: View) -> dict[str, Any]:
+    body = assistant(view)
+    summary = [{"type": "summary_text", "text": "The user wants an order status; read it first."}]
+    body["output"].insert(0, {"type": "reasoning", "id": f"rs_{len(view.calls) + 1}", "summary": summary})
+    return body
+
+
+QUIRKS = {
+    "invalid_args": _invalid_args,
+    "invalid_json": _invalid_json,
+    "repair_exhausted": _repair_exhausted,
+    "repeat": _repeat,
+    "refusal": _refusal,
+    "duplicate_ids": _duplicate_ids,
+    "reused_call_id": _reused_call_id,
+    "turn_budget": _sequential,
+    "unknown_tool": _unknown_tool,
+    "no_receipt": _no_receipt,
+    "response_failed": _failed,
+    "response_cancelled": _cancelled,
+    "reasoning_items": _reasoning,
+}
+
+
+REFUND_QUIRKS = {"invalid_json", "repair_exhausted"}
+
+
+def model_respond(scenario: str, body: dict[str, Any], id_base: int = 0) -> dict[str, Any]:
+    view = View.from_request(body, id_base)
+    quirk = QUIRKS.get(scenario)
+    if quirk is None or view.user_text is None or not view.orders:
+        quirk = assistant  # a quirk needs the user's request; without it the model just answers
+    elif scenario in REFUND_QUIRKS and view.refund_amount is None:
+        quirk = assistant
+    out = quirk(view)
+    if view.max_output_tokens < TRUNCATE_BELOW and out.get("status") == "completed":
+        out = cut(out)
+    return out
