@@ -19,7 +19,10 @@ def _emit(records, output: str | None) -> int:
 
     if output in (None, "-"):
         return write_records(sys.stdout.buffer, records)
-    return write_trace(output, records)
+    try:
+        return write_trace(output, records)
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -176,6 +179,16 @@ def schema() -> None:
     from tracetui.trace.schema import SCHEMA
 
     click.echo(orjson.dumps(SCHEMA, option=orjson.OPT_INDENT_2).decode())
+
+
+@main.command()
+@click.argument("directory", type=click.Path(file_okay=False), default="sample_traces")
+def samples(directory) -> None:
+    """Regenerate the sample traces (default: ./sample_traces) from their recipes."""
+    from tracetui.samples import regenerate
+
+    for name in regenerate(directory):
+        click.echo(f"wrote {Path(directory) / name}", err=True)
 
 
 @main.command(name="open")

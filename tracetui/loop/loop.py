@@ -70,7 +70,7 @@ class AgentLoop:
         self.budgets = inputs["budgets"]
         self.tools = {t["name"]: t for t in inputs["tools"]}
         self.state = ToolState.from_inputs(inputs.get("tool_data") or {})
-        self.rng = random.Random(inputs.get("seed", 0))
+        self._rng: random.Random | None = None
         self.ablate = ABLATIONS[inputs.get("ablation") or "complete"][0]
         self.transcript: list[dict[str, Any]] = [
             {"type": "message", "role": "developer", "content": inputs["instructions"]},
@@ -89,6 +89,13 @@ class AgentLoop:
         self.receipts: list[dict[str, Any]] = []
         self.repair_pending: dict[str, list[dict[str, Any]]] = {}
         self.request_id: str | None = None
+
+    @property
+    def rng(self) -> random.Random:
+        """Seeded jitter source, made only when a retry needs it."""
+        if self._rng is None:
+            self._rng = random.Random(self.inputs.get("seed", 0))
+        return self._rng
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self) -> RunResult:

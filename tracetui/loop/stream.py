@@ -4,6 +4,10 @@ Two rules: text deltas may be shown as they arrive, but a tool call is released
 only once its arguments are complete JSON *and* the stream's completion event has
 come. A stream that stops early, never completes, or closes a call with broken
 JSON is a protocol error, and no tool runs.
+
+:class:`EventFolder` holds those rules once; each API's assembler (Responses here,
+Chat Completions, Anthropic and Gemini in ``tracetui.providers``) only says which
+of its events carry text, arguments and completion.
 """
 from __future__ import annotations
 
@@ -19,8 +23,92 @@ class StreamProtocolError(Exception):
     pass
 
 
+def stream_error(event: dict[str, Any]) -> str | None:
+    """The message of an error event, in any of the shapes vendors send, else None.
+
+    Flat ``{"type": "error", "message": ...}`` (Responses), typed with a nested
+    object ``{"type": "error", "error": {...}}`` (Anthropic), or an untyped
+    ``{"error": {...}}`` chunk (Chat Completions, Gemini).
+    """
+    nested = event.get("error")
+    if event.get("type") != "error" and not isinstance(nested, dict):
+        return None
+    err = nested if isinstance(nested, dict) else event
+    message = err.get("message") or err.get("code") or err.get("status")
+    if not message and err is not event:
+        message = err.get("type")
+    return str(message or "unknown")
+
+
+def complete_json(raw: Any, where: str) -> Any:
+    """Parse tool arguments, or raise: a call is never released with broken JSON."""
+    try:
+        return orjson.loads(raw)
+    except (orjson.JSONDecodeError, TypeError):
+        raise StreamProtocolError(f"tool arguments in {where} are not complete JSON") from None
+
+
+class EventFolder:
+    """The rules every stream shares; subclasses fold their own event types.
+
+    Subclasses implement :meth:`take` (one event; return a text delta to show, if
+    any), :meth:`result` (the assembled body) and keep ``ended`` true once their
+    final event arrived.
+    """
+
+    #: what the final event is called, for error messages
+    final_event = "a completion event"
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.shown: list[str] = []
+        self.ended = False
+
+    def feed(self, event: Any) -> str | None:
+        """Take one event; return a text delta that may be displayed now, if any."""
+        if not isinstance(event, dict):
+            raise StreamProtocolError(f"event is a JSON {type(event).__name__}, not an object")
+        if self.ended and not self.after_end(event):
+            raise StreamProtocolError(f"event after the {self.final_event.split(' ', 1)[-1]}")
+        message = stream_error(event)
+        if message is not None:
+            raise StreamProtocolError(f"error event mid-stream: {message}")
+        return self.take(event)
+
+    def show(self, delta: str) -> str:
+        self.text += delta
+        self.shown.append(delta)
+        return delta
+
+    def after_end(self, event: dict[str, Any]) -> bool:
+        """Whether ``event`` may follow the final event (e.g. a usage-only chunk)."""
+        return False
+
+    def finish(self) -> Any:
+        """The assembled response; raises if the stream never completed."""
+        if not self.ended:
+            raise StreamProtocolError(f"stream ended without {self.final_event}")
+        return self.result()
+
+    def take(self, event: dict[str, Any]) -> str | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def result(self) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+def assemble(folder: EventFolder, events: list[Any]) -> tuple[Any, str | None]:
+    """Feed every event; return ``(body, None)`` or ``(None, protocol error)``."""
+    try:
+        for event in events:
+            folder.feed(event)
+        return folder.finish(), None
+    except StreamProtocolError as exc:
+        return None, str(exc)
+
+
 @dataclass
-class StreamAssembler:
+class StreamAssembler(EventFolder):
     """Feed it Responses-API stream events one at a time."""
 
     text: str = ""
@@ -29,43 +117,33 @@ class StreamAssembler:
     final: dict[str, Any] | None = None
     shown: list[str] = field(default_factory=list)  # text deltas, in arrival order
 
-    def feed(self, event: dict[str, Any]) -> str | None:
-        """Take one event; return a text delta that may be displayed now, if any."""
-        if self.final is not None:
-            raise StreamProtocolError("event after the completion event")
+    final_event = "a completion event"
+
+    @property
+    def ended(self) -> bool:  # type: ignore[override]
+        return self.final is not None
+
+    def take(self, event: dict[str, Any]) -> str | None:
         kind = event.get("type")
         idx = event.get("output_index", 0)
-        if kind == "error":
-            err = event.get("error") if isinstance(event.get("error"), dict) else event
-            raise StreamProtocolError(f"error event mid-stream: {err.get('message') or err.get('code') or 'unknown'}")
         if kind == "response.output_item.added":
             self.items[idx] = dict(event.get("item") or {})
             if self.items[idx].get("type") == "function_call":
                 self.args[idx] = ""
         elif kind == "response.output_text.delta":
-            delta = str(event.get("delta", ""))
-            self.text += delta
-            self.shown.append(delta)
-            return delta
+            return self.show(str(event.get("delta", "")))
         elif kind == "response.function_call_arguments.delta":
             if idx not in self.args:
                 raise StreamProtocolError(f"arguments delta for unknown output item {idx}")
             self.args[idx] += str(event.get("delta", ""))
         elif kind == "response.function_call_arguments.done":
             raw = event.get("arguments", self.args.get(idx, ""))
-            try:
-                orjson.loads(raw)
-            except (orjson.JSONDecodeError, TypeError):
-                raise StreamProtocolError(f"tool arguments in output item {idx} are not complete JSON") from None
+            complete_json(raw, f"output item {idx}")
             self.args[idx] = raw
         elif kind == "response.output_item.done":
             item = dict(event.get("item") or self.items.get(idx) or {})
             if item.get("type") == "function_call":
-                raw = item.get("arguments", self.args.get(idx, ""))
-                try:
-                    orjson.loads(raw)
-                except (orjson.JSONDecodeError, TypeError):
-                    raise StreamProtocolError(f"tool arguments in output item {idx} are not complete JSON") from None
+                complete_json(item.get("arguments", self.args.get(idx, "")), f"output item {idx}")
             self.items[idx] = item
         elif kind in TERMINAL:
             response = event.get("response")
@@ -74,27 +152,16 @@ class StreamAssembler:
             self.final = response
         return None
 
-    def finish(self) -> dict[str, Any]:
-        """The assembled response; raises if the stream never completed."""
-        if self.final is None:
-            raise StreamProtocolError("stream ended without a completion event")
+    def result(self) -> dict[str, Any]:
         for idx, item in self.items.items():
             if item.get("type") == "function_call" and idx in self.args:
-                try:
-                    orjson.loads(item.get("arguments", self.args[idx]))
-                except (orjson.JSONDecodeError, TypeError):
-                    raise StreamProtocolError(f"tool arguments in output item {idx} are not complete JSON") from None
+                complete_json(item.get("arguments", self.args[idx]), f"output item {idx}")
+        assert self.final is not None
         return self.final
 
 
 def assemble_responses_stream(events: list[dict[str, Any]]) -> tuple[Any, str | None]:
-    asm = StreamAssembler()
-    try:
-        for event in events:
-            asm.feed(event)
-        return asm.finish(), None
-    except StreamProtocolError as exc:
-        return None, str(exc)
+    return assemble(StreamAssembler(), events)
 
 
 def responses_to_events(body: dict[str, Any]) -> list[dict[str, Any]]:

@@ -6,7 +6,6 @@ two successful executions of one key are detected, not hidden.
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +35,8 @@ class ToolState:
 
     @classmethod
     def from_inputs(cls, tool_data: dict[str, Any]) -> "ToolState":
-        return cls(orders=copy.deepcopy(tool_data.get("orders") or {}), failures=dict(tool_data.get("failures") or {}))
+        orders = {k: dict(v) for k, v in (tool_data.get("orders") or {}).items()}  # order records are flat
+        return cls(orders=orders, failures=dict(tool_data.get("failures") or {}))
 
     def authorize(self, args: dict[str, Any], principal: dict[str, Any]) -> tuple[bool, str, dict[str, Any]]:
         """Decide from trusted data only; a denial reveals nothing about the resource."""

@@ -7,7 +7,6 @@ injects the HTTP faults a run asks for, so every failure is reproducible offline
 """
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from tracetui.loop.stream import responses_to_events
@@ -22,6 +21,14 @@ FAULTS = ("429", "5xx", "timeout", "html", "vendor")
 STREAM_FAULTS = {"stream_cut", "stream_no_completion", "stream_bad_json"}
 
 
+def _mix(seed: int, call_index: int, attempt: int) -> int:
+    """A cheap, stable pseudo-random number for logical latencies (no RNG object per run)."""
+    x = (seed * 0x9E3779B1 + call_index * 0x85EBCA77 + attempt * 0xC2B2AE3D) & 0xFFFFFFFF
+    x ^= x >> 15
+    x = (x * 0x2C1B3C6D) & 0xFFFFFFFF
+    return x ^ (x >> 12)
+
+
 class FakeProvider:
     """A :class:`~tracetui.providers.base.Transport` for scenario runs."""
 
@@ -30,12 +37,12 @@ class FakeProvider:
         self.reasoning = self.scenario == "reasoning_items"
         # the first model call fails once per injected fault, in order
         self.faults = list(inputs.get("faults") or []) + ["5xx"] * int(inputs.get("transient_failures") or 0)
-        self.rng = random.Random(inputs.get("seed", 0))
+        self.seed = int(inputs.get("seed", 0))
         self.issued_ids = 0
         self.responses = 0
 
     def send(self, request: HttpRequest) -> Exchange:
-        latency = 180 + self.rng.randrange(0, 640)
+        latency = 180 + _mix(self.seed, request.call_index, request.attempt) % 640
         rid = {"x-request-id": f"req_{request.call_index + 1}_{request.attempt}"}
         if request.call_index == 0 and request.attempt <= len(self.faults):
             return self._fault(self.faults[request.attempt - 1], request, latency, rid)

@@ -30,6 +30,7 @@ class TraceReadError(Exception):
 class Problem:
     line: int
     message: str
+    path: str = ""
 
 
 @dataclass
@@ -127,7 +128,7 @@ def read_trace(path: str | os.PathLike[str]) -> TraceFile:
     for number, raw in iter_lines(p):
         obj, problem = parse_line(raw)
         if problem:
-            problems.append(Problem(number, problem))
+            problems.append(Problem(number, problem, str(path)))
             continue
         run = runs.get(obj["run_id"])
         if run is None:

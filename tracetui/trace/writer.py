@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable
@@ -46,6 +47,17 @@ class AtomicWriter:
                 os.unlink(self.tmp)
 
 
+def _is_special(path: Path) -> bool:
+    """A device or FIFO (/dev/null, /dev/stdout, a pipe): renaming over it would replace it."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode) and not stat.S_ISDIR(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return False
+
+
 def write_trace(path: str | os.PathLike[str], records: Iterable[dict[str, Any]]) -> int:
+    if _is_special(Path(path)):
+        with open(path, "wb") as out:
+            return write_records(out, records)
     with AtomicWriter(path) as out:
         return write_records(out, records)

@@ -1,0 +1,250 @@
+"""Benchmark: how fast ``IndexedSource`` opens a huge trace, and how much memory it needs.
+
+Generates (once, cached under ``benchmarks/out/``) a trace of about ``--size-mb`` megabytes made
+of real runs of every scenario, replicated under new run ids, some interleaved pairwise and a few
+without a summary line. Then, each in a fresh subprocess so the generator's memory does not count:
+time to the first partial run list, time to a full index (MB/s), peak RSS, time to load one run,
+and, when the UI exists, time to the first frame of ``tracetui.ui.app.TraceApp`` with the run list.
+
+Prints figures only; it asserts nothing about time.
+
+    python benchmarks/bench_open.py --size-mb 200
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "out"
+MiB = 1024 * 1024
+PREFIXES = (b'{"rec":"run","run_id":', b'{"rec":"event","run_id":', b'{"rec":"summary","run_id":')
+
+
+def _base_runs() -> list[list[tuple[bytes, bytes]]]:
+    """A few hundred real runs, each as (prefix, rest-after-run-id) line pairs, ready to re-id."""
+    import orjson
+
+    from tracetui.loop.ablations import ABLATIONS
+    from tracetui.loop.runner import run_scenario
+    from tracetui.loop.scenarios import FAULT_CHOICES, SCENARIOS
+    from tracetui.trace.writer import encode_record
+
+    results = [run_scenario(s, a, seed=seed) for seed in (0, 1) for s in SCENARIOS for a in ABLATIONS]
+    results += [run_scenario(s, faults=(f,)) for s in ("single", "parallel") for f in FAULT_CHOICES]
+    results += [run_scenario("single", transient_failures=n) for n in (1, 2, 3)]
+    runs = []
+    for result in results:
+        lines = []
+        for record in result.records:
+            line = encode_record(record)
+            prefix = next(p for p in PREFIXES if line.startswith(p))
+            old_id = orjson.dumps(record["run_id"])
+            assert line[len(prefix):].startswith(old_id)
+            lines.append((prefix, line[len(prefix) + len(old_id):]))
+        runs.append(lines)
+    return runs
+
+
+def generate(path: Path, size_mb: int) -> dict:
+    """Write ~size_mb MiB: replicated runs; every 8th pair interleaved; every 997th has no summary."""
+    import orjson
+
+    base = _base_runs()
+    target = size_mb * MiB
+    written = runs = interleaved = no_summary = 0
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "wb") as out:
+        buf: list[bytes] = []
+        k = 0
+        while written < target:
+            pair = []
+            for _ in range(2):
+                lines = base[k % len(base)]
+                rid = orjson.dumps(f"r{k:07d}-{k % len(base)}")
+                run = [p + rid + rest for p, rest in lines]
+                if k % 997 == 0:
+                    run = run[:-1]
+                    no_summary += 1
+                pair.append(run)
+                k += 1
+            if (k // 2) % 8 == 0:
+                a, b = pair
+                merged = []
+                for i in range(max(len(a), len(b))):
+                    merged += a[i:i + 1] + b[i:i + 1]
+                pair = [merged]
+                interleaved += 2
+            for run in pair:
+                chunk = b"".join(run)
+                buf.append(chunk)
+                written += len(chunk)
+            runs += 2
+            if len(buf) > 2000:
+                out.write(b"".join(buf))
+                buf.clear()
+        out.write(b"".join(buf))
+    os.replace(tmp, path)
+    meta = {"bytes": written, "runs": runs, "interleaved": interleaved, "no_summary": no_summary}
+    path.with_suffix(".json").write_text(json.dumps(meta))
+    return meta
+
+
+def trace_file(size_mb: int) -> tuple[Path, dict]:
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"trace-{size_mb}mb.jsonl"
+    meta_path = path.with_suffix(".json")
+    if path.exists() and meta_path.exists():
+        return path, json.loads(meta_path.read_text())
+    t0 = time.perf_counter()
+    meta = generate(path, size_mb)
+    print(f"generated {path} in {time.perf_counter() - t0:.1f}s", flush=True)
+    return path, meta
+
+
+def peak_rss_mb() -> float:
+    """VmHWM from /proc (Linux), else ru_maxrss."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss / MiB if sys.platform == "darwin" else rss / 1024
+
+
+def child_index(path: str) -> None:
+    """In a fresh process: index the file, report figures as JSON on stdout."""
+    base_rss = peak_rss_mb()
+    from tracetui.trace.index import IndexedSource
+
+    t0 = time.perf_counter()
+    src = IndexedSource([path])
+    first_partial = None
+    steps = 0
+    for progress in src.scan():
+        steps += 1
+        if first_partial is None and progress.runs:
+            first_partial = time.perf_counter() - t0
+    total = time.perf_counter() - t0
+    entries = src.runs()
+    t1 = time.perf_counter()
+    data = src.load(entries[len(entries) // 2])
+    load_s = time.perf_counter() - t1
+    print(json.dumps({
+        "import_rss_mb": base_rss, "index_s": total, "first_partial_s": first_partial, "steps": steps,
+        "runs": len(entries), "problems": len(src.problems()), "peak_rss_mb": peak_rss_mb(),
+        "incomplete": sum(1 for e in entries if not e.complete), "load_s": load_s,
+        "load_events": len(data.events),
+    }))
+
+
+def child_first_frame(path: str) -> None:
+    """In a fresh process: time from App start to a frame with the run list showing runs."""
+    import asyncio
+
+    try:
+        from tracetui.ui import app as ui_app
+        TraceApp = ui_app.TraceApp
+    except (ImportError, AttributeError) as exc:
+        print(json.dumps({"error": f"UI not available ({exc})"}))
+        return
+
+    async def main() -> dict:
+        t0 = time.perf_counter()
+        app = _make_app(TraceApp, path)
+        async with app.run_test(size=(160, 50)) as pilot:
+            first = None
+            deadline = t0 + 120
+            while time.perf_counter() < deadline:
+                await pilot.pause(0.01)
+                if _run_list_visible(app):
+                    first = time.perf_counter() - t0
+                    break
+            return {"first_frame_s": first, "peak_rss_mb": peak_rss_mb()}
+
+    print(json.dumps(asyncio.run(main())))
+
+
+def _make_app(TraceApp, path: str):
+    """The UI's constructor is still settling: try the likely signatures."""
+    import inspect
+
+    params = inspect.signature(TraceApp).parameters
+    if "source" in params:
+        from tracetui.trace.index import open_source
+
+        return TraceApp(source=open_source([path]))
+    if "paths" in params:
+        return TraceApp(paths=[path])
+    return TraceApp([path])
+
+
+def _run_list_visible(app) -> bool:
+    """A DataTable/ListView/OptionList with at least one row is on screen."""
+    for widget in app.screen.walk_children():
+        rows = getattr(widget, "row_count", None)
+        if rows is None:
+            rows = getattr(widget, "option_count", None)
+        if rows is None and type(widget).__name__ == "ListView":
+            rows = len(widget)
+        if rows and widget.display:
+            return True
+    return False
+
+
+def run_child(kind: str, path: Path) -> dict:
+    out = subprocess.run([sys.executable, __file__, f"--child-{kind}", str(path)], capture_output=True, text=True)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size-mb", type=int, default=1024, help="trace size in MiB (default 1024)")
+    ap.add_argument("--repeat", type=int, default=1, help="index runs to time (best is reported)")
+    ap.add_argument("--child-index", help=argparse.SUPPRESS)
+    ap.add_argument("--child-frame", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child_index:
+        return child_index(args.child_index)
+    if args.child_frame:
+        return child_first_frame(args.child_frame)
+
+    path, meta = trace_file(args.size_mb)
+    mb = meta["bytes"] / MiB
+    print(f"trace: {path.name}: {mb:.0f} MiB, {meta['runs']:,} runs "
+          f"({meta['interleaved']:,} interleaved, {meta['no_summary']:,} without summary)")
+    results = [run_child("index", path) for _ in range(max(1, args.repeat))]
+    errors = [r for r in results if "error" in r]
+    if errors:
+        print(f"index: FAILED: {errors[0]['error']}")
+        return
+    best = min(results, key=lambda r: r["index_s"])
+    print(f"full index:     {best['index_s']:.2f}s = {mb / best['index_s']:.0f} MiB/s "
+          f"({best['runs']:,} runs, {best['incomplete']:,} incomplete, {best['problems']} problems, "
+          f"{best['steps']} progress steps)")
+    print(f"first partial:  {best['first_partial_s'] * 1000:.1f} ms (runs() non-empty after the first chunk)")
+    print(f"peak RSS:       {max(r['peak_rss_mb'] for r in results):.0f} MiB "
+          f"(interpreter + imports alone: {best['import_rss_mb']:.0f} MiB)")
+    print(f"load one run:   {best['load_s'] * 1000:.2f} ms ({best['load_events']} events)")
+    frame = run_child("frame", path)
+    if "error" in frame:
+        print(f"first frame: {frame['error'] if 'UI not available' in frame['error'] else 'failed: ' + frame['error']}")
+    elif frame.get("first_frame_s") is None:
+        print("first frame: run list never showed rows within 120 s")
+    else:
+        print(f"first frame:    {frame['first_frame_s']:.2f}s with the run list visible "
+              f"(peak RSS {frame['peak_rss_mb']:.0f} MiB)")
+
+
+if __name__ == "__main__":
+    main()

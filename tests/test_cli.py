@@ -1,0 +1,165 @@
+"""The CLI as a user meets it: verdicts, exit codes and clear errors on bad input."""
+from __future__ import annotations
+
+import json
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from tracetui.cli import main
+
+
+@pytest.fixture
+def cli():
+    runner = CliRunner()
+
+    def invoke(*args):
+        return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
+    return invoke
+
+
+def lines(path):
+    return [orjson.loads(x) for x in path.read_bytes().splitlines()]
+
+
+def test_generate_writes_runs_and_check_reads_them(cli, tmp_path):
+    out = tmp_path / "t.jsonl"
+    r = cli("generate", "--scenario", "single", "--scenario", "cross_tenant", "-o", out)
+    assert r.exit_code == 0 and "wrote 2 run(s), 1 failed" in r.output
+    recs = lines(out)
+    assert [x["rec"] for x in recs][0] == "run" and recs[-1]["rec"] == "summary"
+    assert out.read_bytes().startswith(b'{"rec":"run","run_id":"single"')
+    r = cli("check", out)
+    assert r.exit_code == 1
+    assert "✓ single  answer_ready" in r.output
+    assert "✗ cross_tenant  permission_denied  authorization@4" in r.output
+
+
+def test_check_exit_0_when_every_run_is_ready(cli, tmp_path):
+    out = tmp_path / "ok.jsonl"
+    cli("generate", "--scenario", "single", "--scenario", "parallel", "-o", out)
+    assert cli("check", out).exit_code == 0
+
+
+def test_check_json(cli, root):
+    r = cli("check", root / "sample_traces" / "scenarios.jsonl", "--json")
+    data = json.loads(r.output)
+    verdicts = {v["run_id"]: v for v in data["runs"]}
+    assert verdicts["cross_tenant"]["first_failure"]["lane"] == "authorization"
+    assert verdicts["single"]["ready"] is True and data["problems"] == []
+
+
+def file_with(content: bytes):
+    def make(directory):
+        path = directory / "input.jsonl"
+        path.write_bytes(content)
+        return path
+    return make
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda p: p / "missing.jsonl", "no such file"),
+    (lambda p: p, "is a directory"),
+    (file_with(b""), "no runs found (it is empty)"),
+    (file_with(b"hello\n{}\n"), "no runs found (no line is a trace record)"),
+])
+def test_check_exit_2_when_unreadable(cli, tmp_path, make, message):
+    r = cli("check", make(tmp_path))
+    assert r.exit_code == 2 and message in r.output
+
+
+def test_check_reports_bad_lines_and_still_reads_good_runs(cli, root, tmp_path):
+    good = (root / "sample_traces" / "fault-429.jsonl").read_bytes().splitlines()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"\n".join([good[0], b"{not json", *good[1:-1], b"\xff\xfe\x00", b'{"rec":"event"'] ) + b"\n")
+    r = cli("check", bad, "--json")
+    data = json.loads(r.output)
+    assert [p["line"] for p in data["problems"]] == [2, len(good) + 1, len(good) + 2]
+    assert data["runs"][0]["complete"] is False  # the summary line was dropped
+    assert data["runs"][0]["status"] == "answer_ready" or data["runs"][0]["first_failure"] is None
+
+
+def test_incomplete_run_derives_its_failure_from_events(cli, root, tmp_path):
+    recs = (root / "sample_traces" / "scenarios.jsonl").read_bytes().splitlines()
+    cross = [x for x in recs if b'"run_id":"cross_tenant"' in x][:-1]  # writer crashed before the summary
+    path = tmp_path / "crash.jsonl"
+    path.write_bytes(b"\n".join(cross) + b"\n")
+    r = cli("check", path)
+    assert "permission_denied" in r.output and "incomplete" in r.output and "authorization@4" in r.output
+
+
+def test_unknown_scenario_names_the_choices(cli):
+    r = CliRunner().invoke(main, ["generate", "--scenario", "nope"])
+    assert r.exit_code == 2 and "'nope' is not one of" in r.output and "cross_tenant" in r.output
+
+
+def test_unknown_fault_and_ablation(cli):
+    assert "'boom' is not one of" in CliRunner().invoke(main, ["generate", "--fault", "boom"]).output
+    assert "'x' is not one of" in CliRunner().invoke(main, ["generate", "--ablation", "x"]).output
+
+
+def test_generate_all_ablations_and_faults(cli, tmp_path):
+    out = tmp_path / "a.jsonl"
+    r = cli("generate", "--scenario", "parallel", "--all-ablations", "--fault", "429", "--transient-failures", "1",
+            "--seed", "3", "-o", out)
+    assert r.exit_code == 0
+    ids = [x["run_id"] for x in lines(out) if x["rec"] == "summary"]
+    assert ids == [f"parallel{'' if a == 'complete' else '-' + a}-fault-429-transient-1-seed-3"
+                   for a in ("complete", "drop_assistant_call", "mismatch_call_id", "flatten_roles", "sliding_window")]
+
+
+def test_run_over_recorded_responses(cli, root, tmp_path):
+    out = tmp_path / "r.jsonl"
+    r = cli("run", "--responses", root / "sample_traces" / "responses" / "cross_tenant.json", "-o", out)
+    assert r.exit_code == 1 and "permission_denied" in r.output
+    assert lines(out)[0]["inputs"]["source"] == "responses"
+    ok = cli("run", "--responses", root / "sample_traces" / "responses" / "normal.json", "-o", out)
+    assert ok.exit_code == 0
+
+
+@pytest.mark.parametrize("content,message", [
+    (b"[{]", "not valid JSON"),
+    (b'{"a": 1}', "expected a JSON list of responses, got a dict"),
+    (b"[]", "the list of responses is empty"),
+    (b"[1, 2]", "response 0 is a int"),
+])
+def test_malformed_responses_file_names_file_and_position(cli, tmp_path, content, message):
+    f = tmp_path / "resp.json"
+    f.write_bytes(content)
+    r = CliRunner().invoke(main, ["run", "--responses", str(f)])
+    assert r.exit_code == 1 and message in r.output and "resp.json" in r.output
+
+
+def test_malformed_json_error_has_a_position(cli, tmp_path):
+    f = tmp_path / "resp.json"
+    f.write_bytes(b'[\n  {"status": "completed",\n   "output": [}\n]')
+    r = CliRunner().invoke(main, ["run", "--responses", str(f)])
+    assert "line 3" in r.output
+
+
+def test_output_is_atomic_and_never_half_written(cli, tmp_path, monkeypatch):
+    out = tmp_path / "t.jsonl"
+    out.write_bytes(b"previous content\n")
+    import tracetui.trace.writer as writer
+
+    def boom(out_file, records):
+        out_file.write(b"half")
+        raise RuntimeError("crash mid-write")
+    monkeypatch.setattr(writer, "write_records", boom)
+    with pytest.raises(RuntimeError):
+        cli("generate", "-o", out)
+    assert out.read_bytes() == b"previous content\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["t.jsonl"]
+
+
+def test_unwritable_output_is_a_clear_error(cli, tmp_path):
+    r = CliRunner().invoke(main, ["generate", "-o", str(tmp_path / "no" / "such" / "dir.jsonl")])
+    assert r.exit_code == 1 and "cannot write" in r.output
+
+
+def test_scenarios_and_schema(cli):
+    r = cli("scenarios")
+    assert "cross_tenant" in r.output and "sliding_window" in r.output and "vendor" in r.output
+    schema = json.loads(cli("schema").output)
+    assert schema["$defs"]["event"]["properties"]["lane"]["enum"][0] == "http"

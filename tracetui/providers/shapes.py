@@ -1,0 +1,64 @@
+"""Telling APIs apart by their bodies, so a 200 that is not ours is named, never parsed.
+
+A gateway can answer with an HTML error page, or a misconfigured base URL can
+point one adapter at another vendor: the body is then ``foreign_body``, and the
+detail says what it looks like instead.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+LABELS = {
+    "openai-responses": "a Responses API object",
+    "openai-chat": "a Chat Completions response",
+    "anthropic": "an Anthropic Messages response",
+    "gemini": "a Gemini generateContent response",
+}
+
+
+def identify(body: Any) -> str | None:
+    """Which API a response body looks like: an adapter name, ``"html"``, ``"text"`` or None."""
+    if isinstance(body, str):
+        head = body.lstrip()[:15].lower()
+        return "html" if head.startswith("<!doctype") or head.startswith("<html") else "text"
+    if not isinstance(body, dict):
+        return None
+    if body.get("object") == "response" or (body.get("object") is None and "output" in body and "status" in body):
+        return "openai-responses"
+    if "choices" in body and body.get("object") in (None, "chat.completion", "chat.completion.chunk"):
+        return "openai-chat"
+    if body.get("type") == "message" and "content" in body:
+        return "anthropic"
+    if "candidates" in body or "promptFeedback" in body:
+        return "gemini"
+    return None
+
+
+def foreign_detail(body: Any, expected: str) -> str:
+    """Words for a body that is not ``expected``'s shape."""
+    want = LABELS[expected]
+    kind = identify(body)
+    if kind == "html":
+        return f"body is an HTML page, not {want}"
+    if kind == "text":
+        return "body is not JSON"
+    if kind in LABELS:
+        return f"body looks like {LABELS[kind]}, not {want}"
+    if isinstance(body, dict):
+        return f"body has keys {', '.join(sorted(map(str, body))[:6]) or 'none'}, not {want}"
+    return f"body is a JSON {type(body).__name__}, not an object"
+
+
+def canonical_json(value: Any) -> str:
+    """Arguments as JSON text with sorted keys and no spaces: one spelling per value."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def error_message(body: Any) -> str | None:
+    """``error.message`` of an error envelope every vendor here uses, if the body is one."""
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        err = body["error"]
+        return str(err.get("message") or err.get("status") or err.get("type") or "error")
+    return None

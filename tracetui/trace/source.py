@@ -1,0 +1,109 @@
+"""Where the explorer's runs come from: the contract between loading and the UI.
+
+The UI only ever sees :class:`RunEntry` rows (small: one per run, enough for the
+run list, filters and lane counts) and asks for one run's full records with
+:meth:`TraceSource.load` when it is selected. A source may be a file indexed in
+the background (:mod:`tracetui.trace.index`), a small file read whole, or runs
+made in memory (the built-in demo).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, Sequence
+
+from tracetui.trace.reader import Problem, RunData, read_trace
+
+
+@dataclass(slots=True)
+class RunEntry:
+    run_id: str
+    source: int  # which file of a multi-file source (0 for memory)
+    scenario: str | None
+    ablation: str | None
+    status: str  # "answer_ready", a failure code, or "incomplete"
+    ready: bool
+    complete: bool  # False when the run's summary line is missing
+    first_failure: dict[str, Any] | None  # {"lane", "seq", "code", "reason", "decided_at"}
+    model_calls: int
+    tool_calls: int
+    recovered: int
+    events: int
+
+    @property
+    def failing_lane(self) -> str | None:
+        return self.first_failure.get("lane") if self.first_failure else None
+
+
+def entry_from_run(data: RunData, source: int = 0) -> RunEntry:
+    verdict = data.verdict()
+    inputs = data.inputs or {}
+    metrics = (data.summary or {}).get("metrics") or {}
+    return RunEntry(
+        run_id=data.run_id, source=source, scenario=inputs.get("scenario"), ablation=inputs.get("ablation"),
+        status=verdict["status"], ready=verdict["ready"], complete=verdict["complete"],
+        first_failure=verdict["first_failure"],
+        model_calls=int(metrics.get("model_calls", 0) or 0), tool_calls=int(metrics.get("tool_calls", 0) or 0),
+        recovered=int(metrics.get("recovered", 0) or 0) if metrics else sum(
+            1 for e in data.events if e.get("outcome") == "recovered"),
+        events=len(data.events),
+    )
+
+
+class TraceSource(Protocol):
+    label: str
+
+    def runs(self) -> Sequence[RunEntry]: ...
+
+    def problems(self) -> Sequence[Problem]: ...
+
+    def load(self, entry: RunEntry) -> RunData: ...
+
+
+class MemorySource:
+    """Runs held as parsed records: the demo, replays, and small files."""
+
+    def __init__(self, runs: Sequence[RunData], label: str, problems: Sequence[Problem] = ()):
+        self.label = label
+        self._data = {r.run_id: r for r in runs}
+        self._entries = [entry_from_run(r) for r in runs]
+        self._problems = list(problems)
+
+    def runs(self) -> Sequence[RunEntry]:
+        return self._entries
+
+    def problems(self) -> Sequence[Problem]:
+        return self._problems
+
+    def load(self, entry: RunEntry) -> RunData:
+        return self._data[entry.run_id]
+
+
+def run_data_from_records(records: list[dict[str, Any]]) -> RunData:
+    data = RunData(records[0]["run_id"])
+    for rec in records:
+        if rec["rec"] == "run":
+            data.run = rec
+        elif rec["rec"] == "event":
+            data.events.append(rec)
+        else:
+            data.summary = rec
+    return data
+
+
+def demo_source() -> MemorySource:
+    """Every scenario, every ablation of ``single`` and every HTTP fault, run in memory."""
+    from tracetui.loop.ablations import ABLATIONS
+    from tracetui.loop.runner import run_scenario
+    from tracetui.loop.scenarios import FAULT_CHOICES, SCENARIOS
+
+    results = [run_scenario(name) for name in SCENARIOS]
+    results += [run_scenario("single", ablation) for ablation in ABLATIONS if ablation != "complete"]
+    results += [run_scenario("single", faults=(fault,)) for fault in FAULT_CHOICES]
+    results.append(run_scenario("single", transient_failures=3))
+    return MemorySource([run_data_from_records(r.records) for r in results], "built-in demo")
+
+
+def file_source(path: str) -> MemorySource:
+    """Read a small trace whole. Raises :class:`~tracetui.trace.reader.TraceReadError`."""
+    trace = read_trace(path)
+    return MemorySource(list(trace.runs.values()), path, trace.problems)

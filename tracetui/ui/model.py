@@ -1,0 +1,201 @@
+"""Pure presentation helpers: filtering, sorting, short cell labels, call-id partners.
+
+Kept free of Textual so the rules the screens rely on are testable on their own.
+Verdicts (status, first failure) are never derived here: they come from
+:class:`~tracetui.trace.source.RunEntry`, which the core computes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Sequence
+
+from tracetui.trace.format import FAILED, LANE_TITLES, LANES, OK, RECOVERED
+from tracetui.trace.safe_text import printable
+from tracetui.trace.source import RunEntry
+
+STATUS_FILTERS: tuple[str, ...] = ("all", "failed", "ready", "incomplete")
+SORTS: tuple[str, ...] = ("file", "status", "lane", "id")
+LANE_SHORT = {"http": "http", "generation": "gen", "arguments": "args", "authorization": "auth",
+              "receipt": "receipt", "answer": "answer"}
+LANE_ABBR = {"http": "http", "generation": "generat.", "arguments": "argument", "authorization": "authoriz.",
+             "receipt": "receipt", "answer": "answer"}
+
+#: Short words for failure codes, so a swimlane cell stays about eight cells wide.
+SHORT_CODES = {
+    "permission_denied": "denied", "tool_failed": "tool err", "loop_detected": "loop", "refused": "refused",
+    "incomplete": "cut off", "duplicate_call_id": "dup id", "unknown_tool": "no tool",
+    "unverified_answer": "unbacked", "response_failed": "failed", "response_cancelled": "cancel",
+    "budget_exhausted": "budget", "schema_error": "schema", "invalid_json": "bad json", "handoff_required": "handoff",
+    "business_rule_violation": "rule", "write_outcome_unknown": "unknown", "duplicate_execution": "dup write",
+    "protocol_error": "protocol", "unexpected_body": "bad body", "stream_interrupted": "stream",
+    "timeout": "timeout",
+}
+OK_WORDS = {"arguments": "valid", "authorization": "allowed", "receipt": "receipt", "answer": "verified"}
+ICONS = {OK: "●", RECOVERED: "↺", FAILED: "✗"}
+
+
+def run_icon(entry: RunEntry) -> str:
+    """✓ ready, ! ready after recovered failures, ✗ failed, … incomplete without a failure."""
+    if entry.ready:
+        return "!" if entry.recovered else "✓"
+    if entry.first_failure is None:
+        return "…"
+    return "✗"
+
+
+@dataclass(frozen=True)
+class RunQuery:
+    """What the run list shows: a text filter, a status filter, a lane filter and a sort."""
+
+    text: str = ""
+    status: str = "all"
+    lane: str | None = None
+    sort: str = "file"
+
+    @property
+    def is_identity(self) -> bool:
+        return not self.text and self.status == "all" and self.lane is None and self.sort == "file"
+
+    def cycled(self, field: str) -> "RunQuery":
+        if field == "status":
+            return replace(self, status=_next(STATUS_FILTERS, self.status))
+        if field == "sort":
+            return replace(self, sort=_next(SORTS, self.sort))
+        if field == "lane":
+            return replace(self, lane=_next((None, *LANES), self.lane))
+        raise ValueError(field)
+
+    def describe(self) -> str:
+        parts = []
+        if self.text:
+            parts.append(f"“{printable(self.text)}”")
+        if self.status != "all":
+            parts.append(self.status)
+        if self.lane:
+            parts.append(f"lane {self.lane}")
+        if self.sort != "file":
+            parts.append(f"by {self.sort}")
+        return " · ".join(parts)
+
+    def matches(self, entry: RunEntry) -> bool:
+        if self.status == "failed" and (entry.ready or entry.first_failure is None):
+            return False
+        if self.status == "ready" and not entry.ready:
+            return False
+        if self.status == "incomplete" and entry.complete:
+            return False
+        if self.lane is not None and entry.failing_lane != self.lane:
+            return False
+        if self.text:
+            needle = self.text.lower()
+            hay = (entry.run_id, entry.scenario or "", entry.ablation or "", entry.status)
+            if not any(needle in h.lower() for h in hay):
+                return False
+        return True
+
+    def apply(self, entries: Sequence[RunEntry]) -> Sequence[int]:
+        """Indices into ``entries`` in display order; a ``range`` (no copy) when nothing filters."""
+        if self.is_identity:
+            return range(len(entries))
+        view = [i for i, e in enumerate(entries) if self.matches(e)] if self._filters else list(range(len(entries)))
+        key = _SORT_KEYS.get(self.sort)
+        if key is not None:
+            view.sort(key=lambda i: key(entries[i]))
+        return view
+
+    @property
+    def _filters(self) -> bool:
+        return bool(self.text) or self.status != "all" or self.lane is not None
+
+
+def _next(options: Sequence[Any], current: Any) -> Any:
+    try:
+        return options[(list(options).index(current) + 1) % len(options)]
+    except ValueError:
+        return options[0]
+
+
+_LANE_ORDER = {lane: i for i, lane in enumerate(LANES)}
+_SORT_KEYS = {
+    "status": lambda e: (e.ready, e.status),
+    "lane": lambda e: (_LANE_ORDER.get(e.failing_lane or "", len(LANES)), e.status),
+    "id": lambda e: e.run_id,
+}
+
+
+def lane_counts(entries: Iterable[RunEntry], counts: dict[str, int] | None = None) -> dict[str, int]:
+    """Runs per first failing lane (adds to ``counts`` when given, for incremental scans)."""
+    counts = counts if counts is not None else dict.fromkeys(LANES, 0)
+    for entry in entries:
+        lane = entry.failing_lane
+        if lane in counts:
+            counts[lane] += 1
+    return counts
+
+
+def cell_label(event: dict[str, Any]) -> str:
+    """A swimlane cell's word: ``200``, ``calls``, ``denied``… (without its outcome icon)."""
+    lane, outcome, code = event.get("lane"), event.get("outcome"), event.get("code")
+    data = event.get("data") if isinstance(event.get("data"), dict) else {}
+    if lane == "http":
+        response = data.get("response") if isinstance(data.get("response"), dict) else {}
+        status = response.get("status")
+        if outcome == FAILED and code in ("unexpected_body", "stream_interrupted"):
+            return SHORT_CODES[code]
+        if isinstance(status, int):
+            return str(status)
+    if outcome != OK and isinstance(code, str) and code:
+        return SHORT_CODES.get(code, code)
+    if lane == "generation":
+        kind = data.get("kind")
+        return {"tool_calls": "calls", "text": "text"}.get(kind, kind) if isinstance(kind, str) else "ok"
+    if event.get("kind") == "receipt.lookup":
+        return "lookup"
+    return OK_WORDS.get(lane, "ok")
+
+
+def cell_icon(event: dict[str, Any]) -> str:
+    return ICONS.get(event.get("outcome"), "?")
+
+
+def call_ids_of(event: dict[str, Any]) -> list[str]:
+    """The tool call ids an event is about: its own, or the calls a model response asked for."""
+    ids: list[str] = []
+    if isinstance(event.get("call_id"), str):
+        ids.append(event["call_id"])
+    data = event.get("data") if isinstance(event.get("data"), dict) else {}
+    for call in data.get("calls") or ():
+        if isinstance(call, dict) and isinstance(call.get("call_id"), str) and call["call_id"] not in ids:
+            ids.append(call["call_id"])
+    for cid in data.get("call_ids") or ():
+        if isinstance(cid, str) and cid not in ids:
+            ids.append(cid)
+    return ids
+
+
+def partners(events: Sequence[dict[str, Any]], event: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """For each call id of ``event``: every event of the run about that call, in step order."""
+    out = []
+    for cid in call_ids_of(event):
+        out.append((cid, [e for e in events if cid in call_ids_of(e)]))
+    return out
+
+
+def headline(entry: RunEntry) -> tuple[str, str]:
+    """(verdict line, reason line) for a run, worded from its RunEntry."""
+    ff = entry.first_failure
+    if ff:
+        lane = str(ff.get("lane") or "?")
+        where = f"{LANE_TITLES.get(lane, lane).upper()} at step {ff.get('seq')}"
+        decided = ff.get("decided_at")
+        if decided is not None and decided != ff.get("seq"):
+            where += f" (gave up at step {decided})"
+        line = f"✗ {entry.status} — first failing boundary: {where}"
+        if not entry.complete:
+            line += " · incomplete: no summary line"
+        return line, str(ff.get("reason") or "")
+    if not entry.complete:
+        return "… incomplete — no summary line and no failed event", f"the run stopped after {entry.events} event(s)"
+    if entry.recovered:
+        return f"! {entry.status} — ready after {entry.recovered} recovered failure(s) ↺", "every failure was overcome"
+    return f"✓ {entry.status} — every boundary passed", ""

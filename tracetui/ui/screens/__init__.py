@@ -1,0 +1,1 @@
+"""Screens: main (runs, swimlanes, detail), help and problems."""

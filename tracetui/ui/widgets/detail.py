@@ -1,0 +1,89 @@
+"""The selected event in full: fields, summary, call-id partners, data and raw record."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import orjson
+from rich.highlighter import JSONHighlighter
+from rich.style import Style
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from tracetui.trace.safe_text import printable
+from tracetui.ui.model import cell_icon, partners
+
+MAX_JSON_CHARS = 20_000
+OUTCOME_STYLE = {"ok": "green", "recovered": "#ffaf00", "failed": "bold red"}
+_json = JSONHighlighter()
+
+
+def dumps(value: Any, indent: bool) -> str:
+    """JSON for display, safe for the terminal and capped so a huge record stays responsive."""
+    try:
+        raw = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0, default=repr).decode()
+    except TypeError:
+        raw = repr(value)
+    if len(raw) > MAX_JSON_CHARS:
+        raw = raw[:MAX_JSON_CHARS] + f"\n… {len(raw) - MAX_JSON_CHARS:,} more characters"
+    return printable(raw, keep_newlines=indent)
+
+
+def event_text(event: dict[str, Any], events: Sequence[dict[str, Any]], compact: bool = False) -> Text:
+    """Everything about one event as a rich Text; trace strings are only ever literal."""
+    text = Text()
+    outcome = str(event.get("outcome"))
+    fields = [("kind", event.get("kind")), ("outcome", outcome), ("code", event.get("code")),
+              ("call_id", event.get("call_id")), ("turn", event.get("turn")), ("t_ms", event.get("t_ms"))]
+    for i, (name, value) in enumerate(fields):
+        text.append(f"{name:<8}", "dim")
+        style = OUTCOME_STYLE.get(outcome, "") if name == "outcome" else "bold" if name == "kind" else ""
+        shown = "—" if value is None else printable(str(value))
+        text.append(f"{shown:<22}" if i % 3 != 2 else shown, style)
+        text.append("\n" if i % 3 == 2 else "  ")
+    text.append("summary ", "dim")
+    text.append(printable(str(event.get("summary") or "")) + "\n")
+    for call_id, group in partners(events, event):
+        text.append("call    ", "dim")
+        text.append(printable(call_id), "bold")
+        text.append(":")
+        for other in group:
+            seq = other.get("seq")
+            label = f"{cell_icon(other)} {other.get('lane')} {seq}"
+            if other is event:
+                text.append(f" [{label}]", "reverse")
+                continue
+            action = Style(meta={"@click": f"screen.jump_to_step({int(seq)})"}) if isinstance(seq, int) else Style()
+            text.append(" ▸ ", "dim")
+            text.append(label, Style(underline=True, color="cyan") + action)
+        text.append("\n")
+    if compact:
+        return text
+    text.append("\ndata\n", "bold dim")
+    text.append_text(_json(Text(dumps(event.get("data"), indent=True))))
+    text.append("\n\nraw record\n", "bold dim")
+    text.append(dumps(event, indent=False), "dim")
+    return text
+
+
+class DetailPane(VerticalScroll, can_focus=True):
+    """Scrolls when the event's data is long; click a partner to jump to it."""
+
+    DEFAULT_CSS = "DetailPane { height: 1fr; padding: 0 1; } DetailPane > Static { width: 1fr; }"
+
+    def compose(self):
+        yield Static(id="detail-body")
+
+    def show(self, event: dict[str, Any] | None, events: Sequence[dict[str, Any]], compact: bool = False) -> None:
+        body = self.query_one("#detail-body", Static)
+        if event is None:
+            self.border_title = Text("event")
+            self.text = Text("no event selected", style="dim")
+        else:
+            title = Text(f"event {event.get('seq')} · {event.get('lane')}")
+            if event.get("call_id"):
+                title.append(f" · call_id {printable(str(event['call_id']))}")
+            self.border_title = title
+            self.text = event_text(event, events, compact)
+        body.update(self.text)
+        self.scroll_home(animate=False)

@@ -1,0 +1,77 @@
+"""Failures by lane: a small bar chart whose bars filter the run list when clicked."""
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.widget import Widget
+
+from tracetui.trace.format import LANES
+from tracetui.ui.model import LANE_SHORT
+
+
+class LaneSummary(Widget, can_focus=True):
+    """Counts of runs per first failing lane; ←→ pick a lane, enter filters by it."""
+
+    BINDINGS = [
+        Binding("left", "pick(-1)", "lane", show=False),
+        Binding("right", "pick(1)", "lane", show=False),
+        Binding("enter,space", "choose", "filter by lane", show=False),
+    ]
+    DEFAULT_CSS = "LaneSummary { height: auto; padding: 0 1; }"
+
+    class LaneChosen(Message):
+        def __init__(self, lane: str | None) -> None:
+            super().__init__()
+            self.lane = lane
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.counts: dict[str, int] = dict.fromkeys(LANES, 0)
+        self.active: str | None = None
+        self.pick = 0
+
+    def update_counts(self, counts: dict[str, int], active: str | None) -> None:
+        self.counts, self.active = dict(counts), active
+        self.refresh(layout=True)
+
+    def action_pick(self, delta: int) -> None:
+        self.pick = (self.pick + delta) % len(LANES)
+        self.refresh()
+
+    def action_choose(self) -> None:
+        self.choose(LANES[self.pick])
+
+    def action_pick_lane(self, lane: str) -> None:
+        if lane in LANES:
+            self.pick = LANES.index(lane)
+            self.choose(lane)
+
+    def choose(self, lane: str) -> None:
+        self.post_message(self.LaneChosen(None if lane == self.active else lane))
+
+    def render(self) -> Text:
+        width = max(12, self.size.width)
+        per_row = 2 if width >= 30 else 1
+        cell_w = width // per_row
+        top = max(self.counts.values()) or 1
+        bar_room = max(1, cell_w - 14)
+        text = Text(no_wrap=True, overflow="crop")
+        for i, lane in enumerate(LANES):
+            if i and i % per_row == 0:
+                text.append("\n")
+            count = self.counts.get(lane, 0)
+            bar = "▇" * (max(1, round(count / top * bar_room)) if count else 0)
+            style = Style(meta={"@click": f"pick_lane({lane!r})"})
+            if lane == self.active:
+                style += Style(reverse=True, bold=True)
+            if self.has_focus and i == self.pick:
+                style += Style(underline=True)
+            cell = Text(f"{LANE_SHORT[lane]:<7}", style=style)
+            cell.append(bar, Style(color="red" if count else "bright_black") + style)
+            cell.append(f" {count:,}", style)
+            cell.truncate(cell_w - 1, pad=True)
+            text.append_text(cell)
+            text.append(" ")
+        return text

@@ -1,0 +1,33 @@
+"""The selected run's verdict in words: the first failing boundary and why."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tracetui.trace.safe_text import printable
+from tracetui.trace.source import RunEntry
+from tracetui.ui.model import headline
+
+
+class VerdictBanner(Static):
+    DEFAULT_CSS = "VerdictBanner { height: auto; max-height: 4; padding: 0 1; }"
+
+    plain = ""
+
+    def show(self, entry: RunEntry | None, error: str | None = None) -> None:
+        """Word the verdict the core computed (``RunEntry.first_failure``); never re-derive it."""
+        if entry is None:
+            text = Text(printable(error or "no run selected"), style="dim")
+            self.plain = text.plain
+            self.update(text)
+            return
+        line, reason = headline(entry)
+        style = "bold red" if entry.first_failure else ("bold yellow" if entry.recovered or not entry.complete
+                                                        else "bold green")
+        text = Text(printable(line), style=style)
+        if reason:
+            text.append("\n  " + printable(reason), "default")
+        if error:
+            text.append("\n  " + printable(error), "yellow")
+        self.plain = text.plain
+        self.update(text)
