@@ -156,6 +156,95 @@ def check(trace_file, as_json) -> None:
 
 
 @main.command()
+@click.argument("trace_file", type=click.Path())
+@click.option("--run", "run_id", required=True, help="Id of the run to re-run.")
+@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
+              help="Edit one field before re-running: a JSON Pointer into {inputs, responses} and a JSON value "
+                   "(a string field takes the text as it is). Repeatable.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the re-run to this file (atomically); the original is never modified.")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+def replay(trace_file, run_id, sets, output, as_json) -> None:
+    """Re-run one recorded run, optionally with edited fields, and compare verdicts.
+
+    \b
+    tracetui replay runs.jsonl --run cross_tenant \\
+        --set '/responses/0/body/output/0/arguments={"order_id": "o-1"}'
+    tracetui replay runs.jsonl --run truncated --set /inputs/budgets/max_output_tokens=500
+
+    Exit 0 when the re-run is answer-ready, 1 when it failed, 2 when the input cannot be read.
+    """
+    from tracetui.replay.edit import current_value, parse_value
+    from tracetui.replay.pointer import EditError
+    from tracetui.replay.replay import replay as rerun
+    from tracetui.trace.reader import read_trace
+    from tracetui.trace.safe_text import printable
+    from tracetui.trace.writer import encode_record
+
+    try:
+        trace = read_trace(trace_file)
+    except TraceReadError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    run = trace.runs.get(run_id)
+    if run is None:
+        known = ", ".join(list(trace.runs)[:12]) + (" …" if len(trace.runs) > 12 else "")
+        click.echo(f"error: no run {run_id!r} in {trace_file}; runs: {known}", err=True)
+        sys.exit(2)
+    edits = []
+    try:
+        for item in sets:
+            path, sep, text = item.partition("=")
+            if not sep:
+                raise EditError(f"--set takes PATH=VALUE, got {item!r}")
+            current, exists = current_value(run, path)
+            edits.append((path, parse_value(current, text, exists=exists)))
+        outcome = rerun(run, edits)
+    except EditError as exc:
+        click.echo(f"error: cannot edit: {exc}", err=True)
+        sys.exit(2)
+    original = b"".join(encode_record(r) for r in (run.run, *run.events, run.summary) if r is not None)
+    identical = original == b"".join(encode_record(r) for r in outcome.records)
+    if output:
+        _emit(iter(outcome.records), output)
+    if as_json:
+        payload = {"run_id": run_id, "edits": [{"path": p, "value": v} for p, v in edits],
+                   "before": outcome.before, "after": outcome.after, "identical": identical,
+                   "changes": [{"seq": c.seq, "verdict_changed": c.verdict_changed,
+                                "before": _brief(c.before), "after": _brief(c.after)}
+                               for c in outcome.changes]}
+        click.echo(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode())
+    else:
+        click.echo("before  " + printable(_verdict_line(outcome.before)))
+        click.echo("after   " + printable(_verdict_line(outcome.after)))
+        if identical:
+            click.echo("the re-run reproduces the original byte for byte")
+        else:
+            click.echo(f"{len(outcome.changes)} event(s) differ:")
+            for c in outcome.changes:
+                mark = "*" if c.verdict_changed else " "  # * = the outcome changed, not only the data
+                click.echo(f" {mark}{c.seq:>3}  {printable(_event_words(c.before)):<60} → "
+                           f"{printable(_event_words(c.after))}")
+        if output:
+            click.echo(f"wrote the re-run to {output}", err=True)
+    sys.exit(0 if outcome.after["ready"] else 1)
+
+
+def _brief(event: dict[str, Any] | None) -> dict[str, Any] | None:
+    if event is None:
+        return None
+    return {k: event.get(k) for k in ("lane", "kind", "outcome", "code", "call_id", "summary")}
+
+
+def _event_words(event: dict[str, Any] | None) -> str:
+    if event is None:
+        return "(none)"
+    mark = {"ok": "●", "recovered": "↺", "failed": "✗"}.get(event.get("outcome"), "?")
+    text = f"{event.get('lane')} {mark} {event.get('summary')}"
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+@main.command()
 def scenarios() -> None:
     """List the built-in scenarios, ablations and faults."""
     width = max(len(n) for n in SCENARIOS)

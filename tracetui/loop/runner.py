@@ -8,13 +8,19 @@ from tracetui.loop.inputs import build_inputs, run_id_for
 from tracetui.providers.base import Transport
 from tracetui.providers.cassette import CassetteTransport
 from tracetui.providers.fake import FakeProvider
+from tracetui.providers.override import OverrideTransport
 from tracetui.providers.registry import get_adapter
 
 
 def transport_for(inputs: dict[str, Any]) -> Transport:
-    if inputs.get("source") == "responses":
-        return CassetteTransport(inputs.get("responses") or [])
-    return FakeProvider(inputs)
+    """The offline transport a run's inputs call for; replays never touch the network."""
+    if inputs.get("source") in ("responses", "http"):
+        transport: Transport = CassetteTransport(inputs.get("responses") or [])
+    else:
+        transport = FakeProvider(inputs)
+    if inputs.get("response_overrides"):
+        transport = OverrideTransport(transport, inputs["response_overrides"])
+    return transport
 
 
 def run_inputs(run_id: str, inputs: dict[str, Any], transport: Transport | None = None,

@@ -26,7 +26,7 @@ SHORT_CODES = {
     "incomplete": "cut off", "duplicate_call_id": "dup id", "unknown_tool": "no tool",
     "unverified_answer": "unbacked", "response_failed": "failed", "response_cancelled": "cancel",
     "budget_exhausted": "budget", "schema_error": "schema", "invalid_json": "bad json", "handoff_required": "handoff",
-    "business_rule_violation": "rule", "write_outcome_unknown": "unknown", "duplicate_execution": "dup write",
+    "business_rule_violation": "rule", "write_outcome_unknown": "unknown", "duplicate_execution": "twice",
     "protocol_error": "protocol", "unexpected_body": "bad body", "stream_interrupted": "stream",
     "timeout": "timeout",
 }

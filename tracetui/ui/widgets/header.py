@@ -26,15 +26,19 @@ class HeaderBar(Widget):
         width = self.size.width
         right = Text.assemble(("? ", "bold"), "help  ", ("^p ", "bold"), "commands ")
         left = Text.assemble((" tracetui ", "bold reverse"), " ")
-        label_room = max(8, width - right.cell_len - 48)
-        left.append(one_line(self.label, label_room))
-        left.append(f" · {self.runs:,} runs · ")
-        left.append(f"{self.failed:,} failed", "bold red" if self.failed else "green")
+        rest = Text(f" · {self.runs:,} runs · ")
+        rest.append(f"{self.failed:,} failed", "bold red" if self.failed else "green")
         if self.progress:
-            left.append(f" · {self.progress}", "italic")
+            rest.append(f" · {self.progress}", "italic")
         if self.problems:
-            left.append(f" · {self.problems:,} problem{'s' if self.problems != 1 else ''} — p to view",
+            rest.append(f" · {self.problems:,} problem{'s' if self.problems != 1 else ''} — p to view",
                         "bold yellow")
+        room = width - left.cell_len - rest.cell_len - right.cell_len - 1
+        if room < 12:  # narrow: drop the help hint before the label
+            right = Text("")
+            room = width - left.cell_len - rest.cell_len - 1
+        left.append(one_line(self.label, max(8, room)))
+        left.append_text(rest)
         pad = width - left.cell_len - right.cell_len
         if pad > 0:
             return Text.assemble(left, " " * pad, right, no_wrap=True, overflow="ellipsis")

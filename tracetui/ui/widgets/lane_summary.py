@@ -56,7 +56,7 @@ class LaneSummary(Widget, can_focus=True):
         per_row = 2 if width >= 30 else 1
         cell_w = width // per_row
         top = max(self.counts.values()) or 1
-        bar_room = max(1, cell_w - 14)
+        bar_room = max(1, cell_w - 16)
         text = Text(no_wrap=True, overflow="crop")
         for i, lane in enumerate(LANES):
             if i and i % per_row == 0:
@@ -68,7 +68,7 @@ class LaneSummary(Widget, can_focus=True):
                 style += Style(reverse=True, bold=True)
             if self.has_focus and i == self.pick:
                 style += Style(underline=True)
-            cell = Text(f"{LANE_SHORT[lane]:<7}", style=style)
+            cell = Text(f"{LANE_SHORT[lane]:<8}", style=style)
             cell.append(bar, Style(color="red" if count else "bright_black") + style)
             cell.append(f" {count:,}", style)
             cell.truncate(cell_w - 1, pad=True)

@@ -32,12 +32,10 @@ def fit(text: str, width: int) -> str:
     return set_cell_size(text, width)
 
 
-class RunList(ScrollView, can_focus=True):
+class RunList(ScrollView, can_focus=True, inherit_bindings=False):
     """Rows of runs; the cursor is an index into the current view."""
 
     BINDINGS = [
-        Binding("up", "cursor(-1)", "runs", show=False),
-        Binding("down", "cursor(1)", "runs", show=False),
         Binding("pageup", "page(-1)", show=False),
         Binding("pagedown", "page(1)", show=False),
         Binding("home", "edge(0)", show=False),
@@ -170,10 +168,10 @@ class RunList(ScrollView, can_focus=True):
             scen = entry.scenario or ""
             if entry.ablation and entry.ablation != "complete":
                 scen += f"/{entry.ablation}"
-            right.append((set_cell_size(printable(scen), 16) + " ", Style(dim=True)))
+            right.append((fit(printable(scen), 16) + " ", Style(dim=True)))
         if show_status:
             status = entry.status if entry.complete else f"{entry.status}*"
-            right.append((set_cell_size(printable(status), 17) + " ", None))
+            right.append((fit(printable(status), 17) + " ", None))
         if show_lane:
             lane = "ready" if entry.ready else LANE_ABBR.get(entry.failing_lane or "", "—")
             if entry.ready and entry.recovered:

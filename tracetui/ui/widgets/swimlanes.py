@@ -21,7 +21,7 @@ from tracetui.trace.source import RunEntry
 from tracetui.ui.model import cell_icon, cell_label
 
 LABEL_W = 15
-COL_W = 11
+COL_W = 12
 TAIL_W = 17
 OUTCOME_STYLES = {OK: Style(color="green", dim=True), RECOVERED: Style(color="#ffaf00"),
                   FAILED: Style(color="red")}

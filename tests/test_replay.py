@@ -1,0 +1,140 @@
+"""Edit one field and re-run: reproduction, counterfactuals, and refused edits."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from tracetui.cli import main
+from tracetui.replay.edit import current_value, edited_inputs, event_path, parse_value
+from tracetui.replay.pointer import EditError
+from tracetui.replay.replay import replay
+from tracetui.trace.reader import read_trace
+from tracetui.trace.writer import encode_record
+
+SAMPLES = sorted(p.name for p in (__import__("pathlib").Path(__file__).parent.parent / "sample_traces").glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_replay_without_edits_reproduces_every_sample_run_byte_for_byte(root, name):
+    path = root / "sample_traces" / name
+    lines = path.read_bytes().splitlines(keepends=True)
+    trace = read_trace(path)
+    assert trace.runs
+    for run_id, run in trace.runs.items():
+        original = b"".join(l for l in lines if l.startswith(b'{"rec":') and f'"run_id":{json.dumps(run_id)}'.encode() in l[:200])
+        outcome = replay(run)
+        assert b"".join(encode_record(r) for r in outcome.records) == original, run_id
+        assert outcome.changes == []
+
+
+@pytest.fixture(scope="module")
+def scenarios(root=None):
+    from pathlib import Path
+    return read_trace(Path(__file__).parent.parent / "sample_traces" / "scenarios.jsonl")
+
+
+def test_fix_the_arguments_makes_the_run_answer_ready(scenarios):
+    run = scenarios.runs["cross_tenant"]
+    outcome = replay(run, [("/responses/0/body/output/0/arguments", '{"order_id": "o-1"}')])
+    assert (outcome.before["status"], outcome.after["status"]) == ("permission_denied", "answer_ready")
+    assert [c.seq for c in outcome.changes] == [1, 2, 3, 4, 5, 6, 7, 8]  # 1-3 carry the edited arguments
+    assert [c.seq for c in outcome.changes if c.verdict_changed] == [4, 5, 6, 7, 8]
+    assert outcome.replayed.inputs["response_overrides"]["0"]["body"]["output"][0]["arguments"] == '{"order_id": "o-1"}'
+    # the edited run is itself a replayable run
+    again = replay(outcome.replayed)
+    assert again.changes == [] and again.after["status"] == "answer_ready"
+
+
+def test_an_edit_can_move_the_failure_to_another_lane(scenarios):
+    outcome = replay(scenarios.runs["cross_tenant"], [("/inputs/principal/tenant", "shop-b")])
+    # now the caller is shop-b but the user u-1 does not own o-2 either: still authorization
+    assert outcome.after["first_failure"]["lane"] == "authorization"
+    moved = replay(scenarios.runs["single"], [("/inputs/tools/0/parameters/properties/order_id/pattern", "^x-")])
+    assert moved.before["ready"] and moved.after["first_failure"]["lane"] == "arguments"
+
+
+def test_inputs_edits_for_each_kind_of_field(scenarios):
+    assert replay(scenarios.runs["truncated"], [("/inputs/budgets/max_output_tokens", 500)]).after["ready"]
+    assert replay(scenarios.runs["write_unguarded"], [("/inputs/idempotency_guard", True)]).after["ready"]
+    assert replay(scenarios.runs["call_budget"], [("/inputs/budgets/max_calls", 3)]).after["status"] == "permission_denied"
+    assert replay(scenarios.runs["tool_failure"], [("/inputs/tool_data/failures", {})]).after["ready"]
+    assert replay(scenarios.runs["single"], [("/inputs/ablation", "mismatch_call_id")]).after["status"] == "request_rejected"
+    assert replay(scenarios.runs["single"], [("/inputs/faults", ["429", "429", "429"])]).after["status"] == "rate_limited"
+
+
+def test_editing_a_status_code_of_a_recorded_exchange(root):
+    run = read_trace(root / "sample_traces" / "recorded-rate_limited_then_ok.jsonl").runs["recorded-rate_limited_then_ok"]
+    outcome = replay(run, [("/responses/0/status", 401)])
+    assert outcome.after["status"] == "auth_error" and outcome.after["first_failure"]["lane"] == "http"
+
+
+def test_write_tools_replay_against_fresh_state(scenarios):
+    run = scenarios.runs["refund"]
+    a, b = replay(run), replay(run)
+    receipts = [e["data"]["result"]["refund_id"] for e in (a.replayed.events + b.replayed.events) if e["lane"] == "receipt"]
+    assert receipts == ["r-1", "r-1"]  # each replay starts from the recorded tool data
+
+
+@pytest.mark.parametrize("path,text,message", [
+    ("/inputs/budgets/max_calls", "abc", "not valid JSON"),
+    ("/inputs/budgets/max_calls", '"3"', "expected a whole number, got a string"),
+    ("/inputs/idempotency_guard", "1", "expected true or false"),
+    ("/inputs/nope/deeper", "1", "no field 'nope'"),
+    ("/responses/9/status", "200", "no item '9' \\(the list has 2\\)"),
+    ("/inputs/tools/7/name", '"x"', "no item '7'"),
+    ("inputs/user_input", "x", "a path starts with '/'"),
+])
+def test_invalid_edits_are_refused_with_a_clear_message(scenarios, path, text, message):
+    run = scenarios.runs["single"]
+    with pytest.raises(EditError, match=message):
+        current, exists = current_value(run, path)
+        edited_inputs(run, path, parse_value(current, text, exists=exists))
+
+
+def test_string_fields_take_text_as_typed():
+    assert parse_value("abc", '{"order_id": "o-1"}') == '{"order_id": "o-1"}'
+    assert parse_value("abc", '"quoted"') == "quoted"
+    assert parse_value(1.5, "2") == 2 and parse_value(None, "[1]") == [1]
+    assert parse_value(None, '{"a": 1}', exists=False) == {"a": 1}
+
+
+def test_event_paths_point_at_what_decided_the_event(scenarios):
+    run = scenarios.runs["cross_tenant"]
+    by_lane = {e["lane"]: e for e in run.events}
+    assert event_path(by_lane["arguments"], run) == "/responses/0/body/output/0/arguments"
+    assert event_path(by_lane["http"], run) == "/responses/0/status"
+    assert event_path(by_lane["authorization"], run) == "/inputs/principal/tenant"
+
+
+def test_the_original_file_is_never_modified(root, tmp_path):
+    src = root / "sample_traces" / "scenarios.jsonl"
+    before = src.read_bytes()
+    out = tmp_path / "edited.jsonl"
+    r = CliRunner().invoke(main, ["replay", str(src), "--run", "cross_tenant", "--set",
+                                  '/responses/0/body/output/0/arguments={"order_id": "o-1"}', "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "after   ✓ cross_tenant  answer_ready" in r.output and "8 event(s) differ" in r.output
+    assert src.read_bytes() == before
+    assert read_trace(out).runs["cross_tenant"].verdict()["ready"]
+
+
+def test_cli_replay_json_and_errors(root):
+    src = str(root / "sample_traces" / "scenarios.jsonl")
+    r = CliRunner().invoke(main, ["replay", src, "--run", "single", "--json"])
+    data = json.loads(r.output)
+    assert r.exit_code == 0 and data["identical"] is True and data["changes"] == []
+    r = CliRunner().invoke(main, ["replay", src, "--run", "truncated", "--json",
+                                  "--set", "/inputs/budgets/max_output_tokens=500"])
+    assert r.exit_code == 0 and json.loads(r.output)["after"]["status"] == "answer_ready"
+    r = CliRunner().invoke(main, ["replay", src, "--run", "nope"])
+    assert r.exit_code == 2 and "no run 'nope'" in r.output
+    r = CliRunner().invoke(main, ["replay", src, "--run", "single", "--set", "/inputs/budgets/max_calls=x"])
+    assert r.exit_code == 2 and "not valid JSON" in r.output
+    r = CliRunner().invoke(main, ["replay", src, "--run", "single", "--set", "no-equals"])
+    assert r.exit_code == 2 and "PATH=VALUE" in r.output
+    r = CliRunner().invoke(main, ["replay", src + ".missing", "--run", "single"])
+    assert r.exit_code == 2 and "no such file" in r.output
+    r = CliRunner().invoke(main, ["replay", src, "--run", "cross_tenant"])
+    assert r.exit_code == 1

@@ -1,0 +1,233 @@
+"""Anthropic Messages: content blocks out and back, verdict from ``stop_reason``.
+
+``tool_use`` blocks carry ``input`` as an object, so the raw arguments recorded are
+its canonical JSON text (sorted keys, no spaces). The assistant's blocks are kept
+verbatim for the next request, because thinking blocks and their signatures must
+travel back unchanged with the tool calls they led to.
+
+``max_tokens`` (and a full context window) is a truncation, ``refusal`` a refusal
+even when partial text or a partial call came first, ``pause_turn`` an incomplete
+turn this loop does not resume: in all three no tool runs.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from tracetui.loop.stream import EventFolder, StreamProtocolError, assemble, complete_json
+from tracetui.providers.base import (
+    EMPTY, FAILED, FOREIGN_BODY, INCOMPLETE, INVALID_TOOL_CALL, REFUSED, TEXT, TOOL_CALLS, UNSUPPORTED,
+    ModelTurn, ToolCall,
+)
+from tracetui.providers.shapes import canonical_json, foreign_detail, identify
+from tracetui.providers.transcript import turns
+
+API_VERSION = "2023-06-01"
+CUT_SHORT = {"max_tokens": "response cut off at max_tokens",
+             "model_context_window_exceeded": "response cut off: the model's context window is full",
+             "pause_turn": "turn paused by the API (pause_turn); this loop does not resume paused turns"}
+REASONING_BLOCKS = ("thinking", "redacted_thinking")
+
+
+class AnthropicAdapter:
+    name = "anthropic"
+    path = "/v1/messages"
+
+    def build_request(self, model, transcript, tools, max_output_tokens, stream):
+        system: list[str] = []
+        messages: list[dict[str, Any]] = []
+        for kind, items in turns(transcript):
+            if kind == "system":
+                system.extend(i["content"] for i in items)
+            elif kind == "user":
+                messages.append({"role": "user", "content": items[0]["content"]})
+            elif kind == "assistant":
+                messages.append({"role": "assistant", "content": [b for b in map(_block, items) if b is not None]})
+            else:
+                messages.append({"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": i["call_id"], "content": i["output"],
+                     "is_error": bool(i.get("is_error"))} for i in items]})
+        body: dict[str, Any] = {"model": model, "max_tokens": max_output_tokens, "messages": messages,
+                                "tools": [{"name": t["name"], "description": t["description"],
+                                           "input_schema": t["parameters"]} for t in tools]}
+        if system:
+            body["system"] = "\n\n".join(system)
+        if stream:
+            body["stream"] = True
+        return body
+
+    def parse_response(self, body: Any) -> ModelTurn:
+        if isinstance(body, dict) and body.get("type") == "error":
+            err = body.get("error") if isinstance(body.get("error"), dict) else {}
+            return ModelTurn(FAILED, detail=f"error body with status 200: {err.get('type', 'error')}: "
+                                            f"{err.get('message', '')}".rstrip(": "))
+        if identify(body) != "anthropic" or body.get("role", "assistant") != "assistant":
+            return ModelTurn(FOREIGN_BODY, detail=foreign_detail(body, self.name))
+        stop = body.get("stop_reason")
+        usage = body.get("usage") if isinstance(body.get("usage"), dict) else None
+        content = body.get("content")
+        if not isinstance(content, list) or not all(isinstance(b, dict) for b in content):
+            return ModelTurn(UNSUPPORTED, finish_reason=stop, usage=usage, detail="content is not a list of blocks")
+        types = [str(b.get("type")) for b in content]
+        text = "".join(b["text"] for b in content if b.get("type") == "text" and isinstance(b.get("text"), str))
+        loose = [_loose_call(b) for b in content if b.get("type") == "tool_use"]
+        common = {"finish_reason": stop, "usage": usage, "item_types": types, "status": None}
+        if stop == "refusal":
+            partial = f"; {len(text)} characters of partial text discarded" if text else ""
+            return ModelTurn(REFUSED, text=text, calls=loose, **common,
+                             detail=f"model refused (stop_reason refusal){partial}")
+        if stop in CUT_SHORT:
+            return ModelTurn(INCOMPLETE, text=text, calls=loose, **common, detail=CUT_SHORT[stop])
+        if stop not in ("end_turn", "stop_sequence", "tool_use"):
+            return ModelTurn(UNSUPPORTED, text=text, **{**common, "finish_reason": stop if isinstance(stop, str) else None},
+                             detail=f"unexpected stop_reason {stop!r}")
+        calls: list[ToolCall] = []
+        items: list[dict[str, Any]] = []
+        for block in content:
+            kind = block.get("type")
+            if kind == "text":
+                if not isinstance(block.get("text"), str):
+                    return ModelTurn(UNSUPPORTED, **common, detail="text block without text")
+                items.append({"type": "message", "role": "assistant", "content": block["text"], "raw": block})
+            elif kind == "tool_use":
+                if not (isinstance(block.get("id"), str) and block["id"] and isinstance(block.get("name"), str)
+                        and block["name"] and isinstance(block.get("input"), dict)):
+                    return ModelTurn(INVALID_TOOL_CALL, text=text, calls=loose, **common,
+                                     detail="tool_use block without id, name or an input object")
+                args = canonical_json(block["input"])
+                calls.append(ToolCall(block["id"], block["name"], args))
+                items.append({"type": "tool_call", "call_id": block["id"], "name": block["name"], "arguments": args,
+                              "raw": block})
+            elif kind in REASONING_BLOCKS:
+                items.append({"type": "reasoning", "raw": block})
+            else:
+                return ModelTurn(UNSUPPORTED, text=text, **common, detail=f"unknown content block {kind!r}")
+        if calls:
+            return ModelTurn(TOOL_CALLS, text=text, calls=calls, items=items, **common)
+        if stop == "tool_use":
+            return ModelTurn(INVALID_TOOL_CALL, text=text, **common,
+                             detail="stop_reason tool_use but no tool_use block")
+        if text:
+            return ModelTurn(TEXT, text=text, items=items, **common)
+        return ModelTurn(EMPTY, items=items, **common, detail="finished with no text and no tool call")
+
+    def assemble_stream(self, events):
+        return assemble(AnthropicStreamAssembler(), events)
+
+
+class AnthropicStreamAssembler(EventFolder):
+    """Folds Messages stream events; complete at ``message_stop``.
+
+    ``input_json_delta`` fragments are joined per block and parsed only when the
+    message stops; a block cut short by ``max_tokens``/``refusal``/``pause_turn``
+    keeps its partial text under ``partial_json`` so the turn can be reported as
+    cut off, never run.
+    """
+
+    final_event = "a message_stop event"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.message: dict[str, Any] | None = None
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.json: dict[int, str] = {}
+        self.open: set[int] = set()
+
+    def take(self, event: dict[str, Any]) -> str | None:
+        kind = event.get("type")
+        if kind == "message_start":
+            if self.message is not None or not isinstance(event.get("message"), dict):
+                raise StreamProtocolError("message_start repeated or without a message")
+            self.message = dict(event["message"])
+            return None
+        if kind in ("ping", None) or not str(kind).startswith(("content_block", "message_")):
+            return None
+        if self.message is None:
+            raise StreamProtocolError(f"{kind} before message_start")
+        idx = event.get("index")
+        if kind == "content_block_start":
+            block = event.get("content_block")
+            if not isinstance(idx, int) or not isinstance(block, dict) or idx in self.blocks:
+                raise StreamProtocolError("content_block_start without a new index and a block")
+            self.blocks[idx] = dict(block)
+            self.open.add(idx)
+            if block.get("type") == "tool_use":
+                self.json[idx] = ""
+        elif kind == "content_block_delta":
+            if idx not in self.open:
+                raise StreamProtocolError(f"delta for content block {idx}, which is not open")
+            delta = event.get("delta") or {}
+            block = self.blocks[idx]
+            if delta.get("type") == "text_delta":
+                block["text"] = block.get("text", "") + str(delta.get("text", ""))
+                return self.show(str(delta.get("text", "")))
+            if delta.get("type") == "input_json_delta":
+                if idx not in self.json:
+                    raise StreamProtocolError(f"input_json_delta for content block {idx}, which is not a tool_use")
+                self.json[idx] += str(delta.get("partial_json", ""))
+            elif delta.get("type") == "thinking_delta":
+                block["thinking"] = block.get("thinking", "") + str(delta.get("thinking", ""))
+            elif delta.get("type") == "signature_delta":
+                block["signature"] = str(delta.get("signature", ""))
+        elif kind == "content_block_stop":
+            if idx not in self.open:
+                raise StreamProtocolError(f"content_block_stop for content block {idx}, which is not open")
+            self.open.discard(idx)
+        elif kind == "message_delta":
+            delta = event.get("delta") or {}
+            for key in ("stop_reason", "stop_sequence"):
+                if key in delta:
+                    self.message[key] = delta[key]
+            if isinstance(event.get("usage"), dict):
+                self.message["usage"] = {**(self.message.get("usage") or {}), **event["usage"]}
+        elif kind == "message_stop":
+            self.ended = True
+        return None
+
+    def result(self) -> dict[str, Any]:
+        assert self.message is not None
+        if self.open:
+            raise StreamProtocolError(f"content block {min(self.open)} was never closed")
+        stop = self.message.get("stop_reason")
+        if stop is None:
+            raise StreamProtocolError("message stopped without a stop_reason")
+        content = []
+        for idx in sorted(self.blocks):
+            block = self.blocks[idx]
+            if idx in self.json:
+                raw = self.json[idx] or "{}"  # a tool without parameters streams no JSON at all
+                if stop in CUT_SHORT or stop == "refusal":
+                    try:
+                        block["input"] = orjson.loads(raw)
+                    except orjson.JSONDecodeError:
+                        block.pop("input", None)
+                        block["partial_json"] = raw
+                else:
+                    block["input"] = complete_json(raw, f"content block {idx}")
+            content.append(block)
+        return {**self.message, "content": content}
+
+
+def _block(item: dict[str, Any]) -> dict[str, Any] | None:
+    raw = item.get("raw")
+    if item["type"] == "reasoning":
+        return raw if isinstance(raw, dict) and raw.get("type") in REASONING_BLOCKS else None
+    if isinstance(raw, dict) and raw.get("type") in ("text", "tool_use"):
+        return raw
+    if item["type"] == "message":
+        return {"type": "text", "text": item["content"]}
+    try:
+        args = orjson.loads(item["arguments"])
+    except (orjson.JSONDecodeError, TypeError):
+        args = item["arguments"]  # sent as it is; the API will say what it thinks of it
+    return {"type": "tool_use", "id": item["call_id"], "name": item["name"], "input": args}
+
+
+def _loose_call(block: dict[str, Any]) -> ToolCall:
+    """A call as far as it got (partial JSON when cut off), for reporting only."""
+    if isinstance(block.get("input"), dict):
+        args = canonical_json(block["input"])
+    else:
+        args = block.get("partial_json") if isinstance(block.get("partial_json"), str) else None
+    return ToolCall(block.get("id"), block.get("name"), args)

@@ -1,0 +1,151 @@
+"""What a user can edit in a run, and how typed text becomes a value.
+
+A run's *editable document* is ``{"inputs": …, "responses": […]}``: its recorded
+inputs and every HTTP exchange in order. An edit to ``/inputs/…`` changes the
+inputs; an edit to ``/responses/k/…`` becomes an override of exchange ``k`` that
+is recorded in the new run's inputs, so an edited run replays like any other.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import orjson
+
+from tracetui.replay.pointer import EditError, assign, format_pointer, parse_pointer, resolve
+from tracetui.trace.reader import RunData
+
+OVERRIDES = "response_overrides"
+
+
+def exchanges_of(run: RunData) -> list[dict[str, Any]]:
+    """The run's HTTP exchanges, in order, as recorded on its http events."""
+    out = []
+    for event in run.events:
+        if event.get("lane") == "http" and isinstance(event.get("data"), dict) and "response" in event["data"]:
+            out.append(event["data"]["response"])
+    return out
+
+
+def editable_document(run: RunData) -> dict[str, Any]:
+    if not run.inputs:
+        raise EditError(f"run {run.run_id} has no recorded inputs (its run line is missing); it cannot be re-run")
+    return {"inputs": run.inputs, "responses": exchanges_of(run)}
+
+
+def event_path(event: dict[str, Any], run: RunData) -> str | None:
+    """The most useful field to edit for an event: what decided it."""
+    data = event.get("data") or {}
+    lane = event.get("lane")
+    if lane == "http" and "exchange" in data:
+        return f"/responses/{data['exchange']}/status"
+    turn = int(event.get("turn") or 0)
+    # model output fields live in the exchange that produced this turn: the last http event before it
+    exchange = None
+    for e in run.events:
+        if e.get("seq", 0) >= event.get("seq", 0):
+            break
+        if e.get("lane") == "http" and "exchange" in (e.get("data") or {}):
+            exchange = e["data"]["exchange"]
+    if lane == "generation" and exchange is not None:
+        return f"/responses/{exchange}/body/status"
+    if lane == "arguments" and exchange is not None and event.get("call_id"):
+        index = _output_index(run, exchange, event["call_id"])
+        if index is not None:
+            return f"/responses/{exchange}/body/output/{index}/arguments"
+    if lane == "authorization":
+        return "/inputs/principal/tenant"
+    if lane == "receipt":
+        return "/inputs/tool_data/failures"
+    if lane == "answer" and exchange is not None:
+        return f"/responses/{exchange}/body/output"
+    return "/inputs/user_input" if turn else None
+
+
+def _output_index(run: RunData, exchange: int, call_id: str) -> int | None:
+    responses = exchanges_of(run)
+    if exchange >= len(responses):
+        return None
+    body = responses[exchange].get("body")
+    if not isinstance(body, dict) or not isinstance(body.get("output"), list):
+        return None
+    for i, item in enumerate(body["output"]):
+        if isinstance(item, dict) and item.get("call_id") == call_id:
+            return i
+    return None
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "true or false", int: "a whole number", float: "a number", str: "a string", list: "a JSON list",
+            dict: "a JSON object", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def parse_value(current: Any, text: str, *, exists: bool = True) -> Any:
+    """Turn what the user typed into a value of the field's type, or raise :class:`EditError`.
+
+    A string field takes the text as it is (so tool arguments are typed as the
+    model would write them); a JSON string literal is accepted too. Every other
+    field takes JSON of the same type; ``null`` fields and new keys take any JSON.
+    """
+    if exists and isinstance(current, str):
+        if text.startswith('"'):
+            try:
+                value = orjson.loads(text)
+                if isinstance(value, str):
+                    return value
+            except orjson.JSONDecodeError:
+                pass
+        return text
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise EditError(f"not valid JSON: {exc}") from None
+    if not exists or current is None:
+        return value
+    ok = (isinstance(value, bool) if isinstance(current, bool)
+          else isinstance(value, int) and not isinstance(value, bool) if isinstance(current, int)
+          else isinstance(value, (int, float)) and not isinstance(value, bool) if isinstance(current, float)
+          else isinstance(value, type(current)))
+    if not ok:
+        raise EditError(f"expected {_type_name(current)}, got {_type_name(value)}")
+    return value
+
+
+def edited_inputs(run: RunData, path: str, value: Any) -> dict[str, Any]:
+    """The run's inputs with one edit applied (the original is left untouched)."""
+    doc = editable_document(run)
+    parts = parse_pointer(path)
+    if not parts or parts[0] not in ("inputs", "responses"):
+        raise EditError("edit a field under /inputs/… or /responses/<n>/…")
+    inputs = copy.deepcopy(doc["inputs"])
+    if parts[0] == "inputs":
+        if len(parts) == 1:
+            raise EditError("pick a field inside /inputs")
+        assign({"inputs": inputs}, path, value)
+    else:
+        if len(parts) < 2 or not parts[1].isdigit() or int(parts[1]) >= len(doc["responses"]):
+            raise EditError(f"{path}: the run has {len(doc['responses'])} exchange(s), numbered from 0")
+        k = int(parts[1])
+        exchange = copy.deepcopy(doc["responses"][k])
+        if len(parts) == 2:
+            if not isinstance(value, dict):
+                raise EditError("an exchange is an object with status, headers and body")
+            exchange = value
+        else:
+            assign({"x": exchange}, format_pointer(["x", *parts[2:]]), value)
+        inputs.setdefault(OVERRIDES, {})[str(k)] = exchange
+    inputs.setdefault("edits", []).append({"path": path, "value": value})
+    return inputs
+
+
+def current_value(run: RunData, path: str) -> tuple[Any, bool]:
+    """The field's value and whether it exists (a new key under an existing object may be added)."""
+    doc = editable_document(run)
+    try:
+        return resolve(doc, path), True
+    except EditError:
+        parts = parse_pointer(path)
+        parent = resolve(doc, format_pointer(parts[:-1])) if len(parts) > 1 else None
+        if isinstance(parent, dict):
+            return None, False
+        raise

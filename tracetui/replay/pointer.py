@@ -1,0 +1,69 @@
+"""JSON Pointers (RFC 6901) into a run's editable document, with errors fit for people.
+
+The ``jsonpointer`` package was considered; its errors quote the whole document,
+which is unusable in an editor's one-line message, and edits here need type rules
+of their own, so the few lines of walking live here.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+class EditError(ValueError):
+    """An edit that cannot be applied; the message says why, in words."""
+
+
+def parse_pointer(path: str) -> list[str]:
+    if path == "":
+        return []
+    if not path.startswith("/"):
+        raise EditError(f"a path starts with '/': {path!r}")
+    return [p.replace("~1", "/").replace("~0", "~") for p in path[1:].split("/")]
+
+
+def format_pointer(parts: list[str | int]) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _step(node: Any, part: str, where: str) -> Any:
+    if isinstance(node, dict):
+        if part not in node:
+            raise EditError(f"{where}: no field {part!r} here")
+        return node[part]
+    if isinstance(node, list):
+        if not part.isdigit() or int(part) >= len(node):
+            raise EditError(f"{where}: no item {part!r} (the list has {len(node)})")
+        return node[int(part)]
+    raise EditError(f"{where}: a {type(node).__name__} has no field {part!r}")
+
+
+def resolve(doc: Any, path: str) -> Any:
+    node, parts = doc, parse_pointer(path)
+    for i, part in enumerate(parts):
+        node = _step(node, part, format_pointer(parts[:i]) or "/")
+    return node
+
+
+def exists(doc: Any, path: str) -> bool:
+    try:
+        resolve(doc, path)
+        return True
+    except EditError:
+        return False
+
+
+def assign(doc: Any, path: str, value: Any) -> None:
+    """Set ``path`` in place. The parent must exist; a new key may be added to an object."""
+    parts = parse_pointer(path)
+    if not parts:
+        raise EditError("the whole document cannot be replaced; pick a field")
+    parent = resolve(doc, format_pointer(parts[:-1]))
+    last = parts[-1]
+    if isinstance(parent, dict):
+        parent[last] = value
+    elif isinstance(parent, list):
+        if not last.isdigit() or int(last) >= len(parent):
+            raise EditError(f"{path}: no item {last!r} (the list has {len(parent)})")
+        parent[int(last)] = value
+    else:
+        raise EditError(f"{path}: a {type(parent).__name__} has no fields")

@@ -1,0 +1,81 @@
+"""Re-run a recorded run, with or without one edited field, and compare.
+
+Re-running starts from the run's recorded inputs through the same loop, so with no
+edit it reproduces the original byte for byte. Tool state is rebuilt from the
+inputs and recorded/real exchanges are played from the trace: a replay never has
+a side effect outside the process.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tracetui.loop.runner import run_inputs
+from tracetui.replay.edit import edited_inputs, editable_document
+from tracetui.trace.reader import RunData
+from tracetui.trace.source import run_data_from_records
+
+COMPARED = ("lane", "kind", "outcome", "code", "call_id", "summary")
+
+
+@dataclass
+class EventChange:
+    seq: int
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+    @property
+    def verdict_changed(self) -> bool:
+        """True when the event's outcome or words changed, not only the data it carries."""
+        if self.before is None or self.after is None:
+            return True
+        return any(self.before.get(k) != self.after.get(k) for k in COMPARED)
+
+
+@dataclass
+class ReplayOutcome:
+    original: RunData
+    replayed: RunData
+    edits: list[tuple[str, Any]]
+    changes: list[EventChange]
+
+    @property
+    def before(self) -> dict[str, Any]:
+        return self.original.verdict()
+
+    @property
+    def after(self) -> dict[str, Any]:
+        return self.replayed.verdict()
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        return [r for r in (self.replayed.run, *self.replayed.events, self.replayed.summary) if r is not None]
+
+
+def replay(run: RunData, edits: list[tuple[str, Any]] = ()) -> ReplayOutcome:
+    """Re-run ``run`` with ``edits`` (JSON Pointer, value) applied in order."""
+    editable_document(run)  # raises EditError when the run cannot be re-run
+    current = run
+    for path, value in edits:
+        inputs = edited_inputs(current, path, value)
+        current = RunData(current.run_id, run={**(current.run or {}), "inputs": inputs},
+                          events=current.events, summary=current.summary)
+    result = run_inputs(run.run_id, current.inputs)
+    replayed = run_data_from_records(result.records)
+    return ReplayOutcome(run, replayed, list(edits), diff_events(run.events, replayed.events))
+
+
+def _facts(event: dict[str, Any]) -> dict[str, Any]:
+    """An event's data without its clock stamps, which shift whenever anything before them does."""
+    data = event.get("data") or {}
+    return {k: v for k, v in data.items() if not k.endswith("_at")} if isinstance(data, dict) else data
+
+
+def diff_events(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[EventChange]:
+    changes = []
+    for i in range(max(len(before), len(after))):
+        a = before[i] if i < len(before) else None
+        b = after[i] if i < len(after) else None
+        if a is None or b is None or any(a.get(k) != b.get(k) for k in COMPARED) or _facts(a) != _facts(b):
+            changes.append(EventChange(i + 1, a, b))
+    return changes

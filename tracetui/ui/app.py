@@ -1,0 +1,79 @@
+"""The explorer app: opens a trace source and pushes screens. Logic lives in the screens and widgets."""
+from __future__ import annotations
+
+import sys
+from typing import Sequence
+
+from textual.app import App
+from textual.binding import Binding
+
+from tracetui.trace.reader import TraceReadError
+from tracetui.trace.safe_text import printable
+from tracetui.trace.source import MemorySource, TraceSource, demo_source, file_source
+from tracetui.ui.commands import TraceCommands
+from tracetui.ui.screens.help import HelpScreen
+from tracetui.ui.screens.main import MainScreen
+from tracetui.ui.screens.problems import ProblemsScreen
+
+
+class TraceApp(App[None]):
+    """Six swimlanes per run; the first failing boundary flagged."""
+
+    TITLE = "tracetui"
+    CSS_PATH = "styles/app.tcss"
+    COMMANDS = App.COMMANDS | {TraceCommands}
+    BINDINGS = [
+        Binding("question_mark", "help", "help", key_display="?", id="help"),
+        Binding("p", "problems", "problems", show=False, id="problems"),
+        Binding("q", "quit", "quit", id="quit"),
+    ]
+
+    def __init__(self, source: TraceSource) -> None:
+        super().__init__()
+        self.source = source
+
+    def get_default_screen(self) -> MainScreen:
+        return MainScreen(self.source)
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            main = self.get_default_screen_instance()
+            self.push_screen(HelpScreen([("runs and steps", list(main.BINDINGS)), ("app", list(self.BINDINGS))]))
+
+    def action_problems(self) -> None:
+        if not isinstance(self.screen, ProblemsScreen):
+            self.push_screen(ProblemsScreen(self.source.problems(), self.source.label))
+
+    def get_default_screen_instance(self) -> MainScreen:
+        return self.screen_stack[0]  # type: ignore[return-value]
+
+
+def open_paths(paths: Sequence[str]) -> TraceSource:
+    """The source for ``tracetui open``: the demo, the background index, or (fallback) files read whole."""
+    if not paths:
+        return demo_source()
+    try:
+        from tracetui.trace.index import open_source
+    except ImportError:
+        open_source = None
+    if open_source is not None:
+        return open_source(list(paths))
+    if len(paths) == 1:
+        return file_source(paths[0])
+    sources = [file_source(p) for p in paths]
+    runs = [s.load(e) for s in sources for e in s.runs()]
+    problems = [p for s in sources for p in s.problems()]
+    return MemorySource(runs, " + ".join(paths), problems)
+
+
+def run_app(paths: list[str]) -> None:
+    """Entry point of ``tracetui open``: a clear message and exit code 2 when nothing can be opened."""
+    try:
+        source = open_paths(paths)
+    except TraceReadError as exc:
+        print(f"error: {printable(str(exc))}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except OSError as exc:
+        print(f"error: {printable(str(exc.filename or ''))}: {exc.strerror or exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    TraceApp(source).run()

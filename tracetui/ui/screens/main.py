@@ -1,0 +1,280 @@
+"""The main screen: run list and lane summary on the left, the selected run on the right.
+
+It only wires widgets together and asks the source for data; verdicts come from
+the core's RunEntry rows.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Sequence
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Label, ProgressBar
+
+from tracetui.trace.safe_text import printable
+from tracetui.trace.source import RunEntry, TraceSource
+from tracetui.ui.model import RunQuery, call_ids_of, lane_counts
+from tracetui.ui.widgets.detail import DetailPane
+from tracetui.ui.widgets.header import HeaderBar
+from tracetui.ui.widgets.lane_summary import LaneSummary
+from tracetui.ui.widgets.run_list import RunList
+from tracetui.ui.widgets.swimlanes import SwimLanes
+from tracetui.ui.widgets.verdict import VerdictBanner
+
+#: Shown in the footer, the help screen and the command palette (ids allow keymaps).
+MAIN_BINDINGS = [
+    Binding("down", "run(1)", "runs", key_display="↑↓", id="run_next"),
+    Binding("up", "run(-1)", "previous run", show=False, key_display="↑", id="run_prev"),
+    Binding("right", "step(1)", "steps", key_display="←→", id="step_next"),
+    Binding("left", "step(-1)", "previous step", show=False, key_display="←", id="step_prev"),
+    Binding("f", "first_failure", "first failure", id="first_failure"),
+    Binding("n", "next_failure(1)", "next failure", key_display="n", id="next_failure"),
+    Binding("N", "next_failure(-1)", "previous failure", show=False, id="prev_failure"),
+    Binding("c", "partner(1)", "call partner", show=False, id="partner_next"),
+    Binding("C", "partner(-1)", "previous call partner", show=False, id="partner_prev"),
+    Binding("slash", "search", "search", key_display="/", id="search"),
+    Binding("t", "cycle('status')", "status filter", show=False, id="status_filter"),
+    Binding("l", "cycle('lane')", "lane filter", show=False, id="lane_filter"),
+    Binding("s", "cycle('sort')", "sort", show=False, id="sort"),
+    Binding("x", "clear_filters", "clear filters", show=False, id="clear_filters"),
+    Binding("escape", "clear_search", "clear search", show=False, key_display="esc", id="clear_search"),
+]
+
+
+class ScanProgress(Message):
+    """The background index found more runs (``done`` when it finished)."""
+
+    def __init__(self, fraction: float | None, done: bool = False, error: str | None = None) -> None:
+        super().__init__()
+        self.fraction, self.done, self.error = fraction, done, error
+
+
+class MainScreen(Screen):
+    BINDINGS = MAIN_BINDINGS
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-normal"), (180, "-wide")]
+
+    def __init__(self, source: TraceSource) -> None:
+        super().__init__()
+        self.source = source
+        self.query_state = RunQuery()
+        self.entries: Sequence[RunEntry] = ()
+        self.counts: dict[str, int] = {}
+        self._counted = 0
+        self.failed = 0
+        self.events: list[dict[str, Any]] = []
+        self.scanning = False
+        self._pending_seq: int | None = None
+
+    def compose(self) -> ComposeResult:
+        yield HeaderBar(self.source.label, id="header")
+        yield ProgressBar(id="scan", show_eta=False)
+        with Horizontal(id="body"):
+            with Vertical(id="runs-pane"):
+                yield Input(placeholder="/ filter runs…", id="filter")
+                yield Label(id="query")
+                yield RunList(id="runs")
+                yield LaneSummary(id="lanes")
+            with Vertical(id="run-pane"):
+                yield VerdictBanner(id="verdict")
+                yield SwimLanes(id="swimlanes")
+                yield DetailPane(id="detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#runs-pane").border_title = "Runs"
+        self.query_one("#lanes").border_title = "failures by lane"
+        self.query_one("#detail").border_title = "event"
+        self.query_one(RunList).focus()
+        if hasattr(self.source, "scan"):
+            self.scanning = True
+            self.scan_source()
+        else:
+            self.query_one("#scan").display = False
+        self.refresh_runs()
+
+    # -- data -----------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="scan")
+    def scan_source(self) -> None:
+        """Index the file off the UI thread, telling the screen at most ~10 times a second."""
+        last = 0.0
+        try:
+            for progress in self.source.scan():  # type: ignore[attr-defined]
+                now = time.monotonic()
+                if now - last > 0.1:
+                    last = now
+                    self.post_message(ScanProgress(_fraction(progress)))
+        except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
+            self.post_message(ScanProgress(None, done=True, error=f"indexing stopped: {exc}"))
+            return
+        self.post_message(ScanProgress(1.0, done=True))
+
+    def on_scan_progress(self, message: ScanProgress) -> None:
+        bar = self.query_one("#scan", ProgressBar)
+        if message.fraction is not None:
+            bar.update(total=1.0, progress=message.fraction)
+        if message.done:
+            self.scanning = False
+            bar.display = False
+            if message.error:
+                self.notify(printable(message.error), severity="error", markup=False)
+        self.refresh_runs()
+
+    def refresh_runs(self) -> None:
+        """Re-read the source's runs (they grow while scanning) and re-apply the query."""
+        entries = self.source.runs()
+        if entries is not self.entries or len(entries) < self._counted:
+            self.counts, self._counted, self.failed = {}, 0, 0
+        self.entries = entries
+        new = entries[self._counted:]
+        self.counts = lane_counts(new, self.counts or None)
+        self.failed += sum(1 for e in new if not e.ready and e.first_failure is not None)
+        self._counted = len(entries)
+        self.apply_query()
+
+    def apply_query(self, keep: RunEntry | None = None) -> None:
+        runs = self.query_one(RunList)
+        if not self.entries:
+            runs.empty_message = "indexing…" if self.scanning else self._no_runs_message()
+        else:
+            runs.empty_message = "no run matches — x clears filters"
+        view = self.query_state.apply(self.entries)
+        runs.set_view(self.entries, view, keep=keep)
+        if not view:
+            self.on_run_list_highlighted(RunList.Highlighted(None))
+        problems = len(self.source.problems())
+        progress = "indexing…" if self.scanning else ""
+        self.query_one(HeaderBar).update_counts(len(self.entries), self.failed, problems, progress)
+        self.query_one(LaneSummary).update_counts(self.counts, self.query_state.lane)
+        described = self.query_state.describe()
+        shown = f"{len(view):,}/{len(self.entries):,}" if described else f"{len(self.entries):,}"
+        label = Text(f"{shown} · ", style="dim")
+        label.append(described or "t status · l lane · s sort", "bold" if described else "dim")
+        self.query_one("#query", Label).update(label)
+
+    def _no_runs_message(self) -> str:
+        problems = self.source.problems()
+        detail = f"; {len(problems)} bad line(s) — p to view" if problems else ""
+        return f"no runs found in {printable(self.source.label)}{detail}"
+
+    # -- selection ------------------------------------------------------------------------
+    def on_run_list_highlighted(self, message: RunList.Highlighted) -> None:
+        entry, error = message.entry, None
+        self.events = []
+        if entry is not None:
+            try:
+                self.events = list(self.source.load(entry).events)
+            except Exception as exc:  # noqa: BLE001 - a broken run must not close the app
+                error = f"could not load this run: {exc}"
+            pane = self.query_one("#run-pane")
+            title = Text(f"run {printable(entry.run_id)}")
+            if entry.scenario:
+                title.append(f" · scenario {printable(entry.scenario)}")
+            if entry.ablation and entry.ablation != "complete":
+                title.append(f" · {printable(entry.ablation)}")
+            title.append(f" · {entry.model_calls} model calls · {entry.tool_calls} tool calls")
+            pane.border_title = title
+        self.query_one(VerdictBanner).show(entry, error)
+        seq, self._pending_seq = self._pending_seq, None
+        self.query_one(SwimLanes).show_run(entry, self.events, seq)
+
+    def on_swim_lanes_event_selected(self, message: SwimLanes.EventSelected) -> None:
+        compact = self.has_class("-narrow")
+        self.query_one(DetailPane).show(message.event, self.events, compact)
+
+    @on(LaneSummary.LaneChosen)
+    def lane_chosen(self, message: LaneSummary.LaneChosen) -> None:
+        self._set_query(lane=message.lane)
+
+    @on(Input.Changed, "#filter")
+    def filter_changed(self, message: Input.Changed) -> None:
+        self._set_query(text=message.value)
+
+    @on(Input.Submitted, "#filter")
+    def filter_submitted(self) -> None:
+        self.query_one(RunList).focus()
+
+    def _set_query(self, **changes: Any) -> None:
+        from dataclasses import replace
+
+        self.query_state = replace(self.query_state, **changes)
+        self.apply_query()
+
+    # -- actions --------------------------------------------------------------------------
+    def action_run(self, delta: int) -> None:
+        self.query_one(RunList).action_cursor(delta)
+
+    def action_step(self, delta: int) -> None:
+        lanes = self.query_one(SwimLanes)
+        lanes.move_to(lanes.cursor + delta)
+
+    def action_first_failure(self) -> None:
+        lanes = self.query_one(SwimLanes)
+        if lanes.first_failure_seq is None:
+            self.notify("this run has no failure", timeout=2)
+        else:
+            lanes.select_seq(lanes.first_failure_seq)
+
+    def action_next_failure(self, direction: int) -> None:
+        """Select the next (or previous) failed run in list order and show its first failure."""
+        runs = self.query_one(RunList)
+        view, n = runs.view, len(runs.view)
+        for step in range(1, n + 1):
+            pos = (runs.cursor + direction * step) % n
+            entry = self.entries[view[pos]]
+            if entry.first_failure is not None:
+                if pos == runs.cursor:
+                    self.action_first_failure()
+                else:
+                    runs.action_cursor(pos - runs.cursor)
+                return
+        self.notify("no failed run in this list", timeout=2)
+
+    def action_partner(self, direction: int) -> None:
+        """Jump to the next event about the same tool call (validation → authorization → receipt)."""
+        lanes = self.query_one(SwimLanes)
+        current = lanes.current
+        ids = set(call_ids_of(current)) if current else set()
+        if not ids:
+            self.notify("this event has no tool call id", timeout=2)
+            return
+        group = [i for i, e in enumerate(lanes.events) if ids & set(call_ids_of(e))]
+        here = group.index(lanes.cursor) if lanes.cursor in group else 0
+        lanes.move_to(group[(here + direction) % len(group)])
+
+    def action_jump_to_step(self, seq: int) -> None:
+        self.query_one(SwimLanes).select_seq(seq)
+
+    def action_search(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    def action_clear_search(self) -> None:
+        box = self.query_one("#filter", Input)
+        if box.value:
+            box.value = ""
+        self.query_one(RunList).focus()
+
+    def action_cycle(self, field: str) -> None:
+        self.query_state = self.query_state.cycled(field)
+        self.apply_query()
+
+    def action_set_query(self, field: str, value: Any) -> None:
+        self._set_query(**{field: value})
+
+    def action_clear_filters(self) -> None:
+        self.query_one("#filter", Input).value = ""
+        self.query_state = RunQuery()
+        self.apply_query()
+
+
+def _fraction(progress: Any) -> float | None:
+    """Read a progress value from the index's scan(): a float, or an object with ``fraction``."""
+    if isinstance(progress, (int, float)):
+        return float(progress)
+    value = getattr(progress, "fraction", None)
+    return float(value) if isinstance(value, (int, float)) else None
