@@ -88,28 +88,89 @@ def _load_responses(path: str) -> list[Any]:
 
 
 @main.command()
-@click.option("--responses", "responses_file", type=click.Path(exists=True, dir_okay=False), required=True,
-              help="JSON list of raw provider responses, one per model call.")
-@click.option("--provider", default="openai-responses", show_default=True, help="API shape of the responses.")
+@click.option("--responses", "responses_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="JSON list of raw provider responses, one per model call (a cassette).")
+@click.option("--base-url", default=None, metavar="URL",
+              help="Run against a real endpoint instead, e.g. https://api.openai.com (no path).")
+@click.option("--provider", default="openai-responses", show_default=True,
+              help="API shape: openai-responses, openai-chat, anthropic or gemini.")
+@click.option("--model", default=None, help="Model name (required with --base-url).")
+@click.option("--stream", is_flag=True, help="With --base-url: ask for server-sent events.")
+@click.option("--prompt", default=None, help="The user's question (default: the status of order o-1).")
+@click.option("--api-key-env", default=None, metavar="NAME",
+              help="Environment variable holding the API key (default: OPENAI_API_KEY, ANTHROPIC_API_KEY "
+                   "or GEMINI_API_KEY by provider). The key is never written to the trace.")
+@click.option("--timeout-ms", type=click.IntRange(1, 600000), default=None,
+              help="With --base-url: per-attempt timeout (default 30000).")
+@click.option("--max-retries", type=click.IntRange(0, 10), default=None,
+              help="With --base-url: retries per model call (default 2).")
 @click.option("--max-turns", type=click.IntRange(1, 100), default=None, help="Turn budget (default 3).")
 @click.option("--max-calls", type=click.IntRange(0, 1000), default=None, help="Tool call budget (default 2).")
-@click.option("--run-id", default=None, help="Run id in the trace (default: the responses file's name).")
+@click.option("--run-id", default=None,
+              help="Run id in the trace (default: the responses file's name, or http-PROVIDER).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Trace file to write (atomically). Default: standard output.")
-def run(responses_file, provider, max_turns, max_calls, run_id, output) -> None:
-    """Run the loop over recorded raw responses (a cassette) and write the trace."""
-    from tracetui.loop.inputs import responses_inputs
-    from tracetui.loop.runner import run_inputs
+def run(responses_file, base_url, provider, model, stream, prompt, api_key_env, timeout_ms, max_retries,
+        max_turns, max_calls, run_id, output) -> None:
+    """Run the loop over recorded responses (--responses) or a real endpoint (--base-url); write the trace.
+
+    \b
+    A live run records every exchange in the trace (inputs.responses), so
+    `tracetui replay` re-runs it offline.
+    """
     from tracetui.providers.registry import ADAPTERS
 
     if provider not in ADAPTERS:
         raise click.BadParameter(f"{provider!r}; choose from {', '.join(sorted(ADAPTERS))}", param_hint="--provider")
-    responses = _load_responses(responses_file)
-    inputs = responses_inputs(responses, provider, max_turns, max_calls)
-    result = run_inputs(run_id or Path(responses_file).stem, inputs)
+    if (responses_file is None) == (base_url is None):
+        raise click.UsageError("give either --responses FILE or --base-url URL")
+    if responses_file is not None:
+        live_only = [n for n, v in (("--stream", stream), ("--api-key-env", api_key_env), ("--timeout-ms", timeout_ms),
+                                    ("--max-retries", max_retries), ("--model", model)) if v]
+        if live_only:
+            raise click.UsageError(f"{', '.join(live_only)} only apply with --base-url")
+        from tracetui.loop.inputs import RECORDED_QUESTION, responses_inputs
+        from tracetui.loop.runner import run_inputs
+
+        responses = _load_responses(responses_file)
+        inputs = responses_inputs(responses, provider, max_turns, max_calls, user_input=prompt or RECORDED_QUESTION)
+        result = run_inputs(run_id or Path(responses_file).stem, inputs)
+    else:
+        result = _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms, max_retries,
+                           max_turns, max_calls, run_id)
     _emit(iter(result.records), output)
     click.echo(_verdict_line(result.summary), err=True)
     sys.exit(0 if result.summary["ready"] else 1)
+
+
+def _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms, max_retries, max_turns,
+              max_calls, run_id):
+    import os
+    from urllib.parse import urlsplit
+
+    from tracetui.providers.http_transport import KEY_ENV, HttpTransport, is_loopback
+    from tracetui.providers.live import http_inputs, run_http
+
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise click.BadParameter(f"{base_url!r} is not an http(s) URL", param_hint="--base-url")
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise click.BadParameter("no credentials, query or fragment in the URL: the key comes from the "
+                                 "environment, and the URL is written to the trace", param_hint="--base-url")
+    if not model:
+        raise click.UsageError("--base-url needs --model")
+    env = api_key_env or KEY_ENV[provider]
+    key = os.environ.get(env)
+    if not key:
+        raise click.ClickException(f"{env} is not set: export the API key there, or name another variable "
+                                   f"with --api-key-env")
+    inputs = http_inputs(provider, model, base_url, prompt=prompt, stream=stream, timeout_ms=timeout_ms,
+                         max_retries=max_retries, max_turns=max_turns, max_calls=max_calls, api_key_env=env)
+    transport = HttpTransport(provider, key, trust_env=not is_loopback(base_url))
+    try:
+        return run_http(run_id or f"http-{provider}", inputs, transport)
+    finally:
+        transport.close()
 
 
 def _verdict_line(v: dict[str, Any]) -> str:

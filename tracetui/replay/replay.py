@@ -79,3 +79,10 @@ def diff_events(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> li
         if a is None or b is None or any(a.get(k) != b.get(k) for k in COMPARED) or _facts(a) != _facts(b):
             changes.append(EventChange(i + 1, a, b))
     return changes
+
+
+def replay_further(outcome: ReplayOutcome, path: str, value: Any) -> ReplayOutcome:
+    """Edit the already-edited run again; still compared against the original."""
+    step = replay(outcome.replayed, [(path, value)])
+    return ReplayOutcome(outcome.original, step.replayed, [*outcome.edits, (path, value)],
+                         diff_events(outcome.original.events, step.replayed.events))

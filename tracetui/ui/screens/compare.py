@@ -1,0 +1,144 @@
+"""The original run beside its edited re-run: both sets of lanes and what changed.
+
+The re-run itself happens in the core (``tracetui.replay``) on a worker thread;
+this screen only shows the outcome, keeps editing the new run on request, and
+writes it to a new file. The original trace is never modified.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from tracetui.replay.pointer import EditError
+from tracetui.replay.replay import EventChange, ReplayOutcome, replay_further
+from tracetui.replay.save import save_records
+from tracetui.trace.safe_text import one_line, printable
+from tracetui.trace.source import entry_from_run
+from tracetui.ui.screens.edit import EditScreen
+from tracetui.ui.widgets.swimlanes import SwimLanes
+from tracetui.ui.widgets.verdict import VerdictBanner
+
+MARKS = {"ok": ("●", "green"), "recovered": ("↺", "#ffaf00"), "failed": ("✗", "red")}
+
+
+def verdict_words(verdict: dict[str, Any]) -> str:
+    """'authorization failed at step 4' or 'answer ready'."""
+    ff = verdict.get("first_failure")
+    if verdict.get("ready"):
+        return "answer ready"
+    if ff:
+        return f"{ff['lane']} failed at step {ff['seq']} ({ff['code']})"
+    return verdict.get("status", "?")
+
+
+def change_line(change: EventChange) -> Text:
+    def side(event: dict[str, Any] | None) -> Text:
+        if event is None:
+            return Text("(none)", style="dim")
+        icon, colour = MARKS.get(event.get("outcome"), ("?", "white"))
+        return Text.assemble((f"{icon} ", colour), (f"{event.get('lane')}: ", "bold"),
+                             one_line(str(event.get("summary", "")), 52))
+    marker = Text("* " if change.verdict_changed else "  ", style="bold yellow")
+    before = side(change.before)
+    before.truncate(64, overflow="ellipsis", pad=True)
+    return Text.assemble(marker, (f"{change.seq:>3}  ", "dim"), before, (" → ", "dim"), side(change.after))
+
+
+class CompareScreen(Screen[None]):
+    """Original on the left, edited on the right; the differing events below."""
+
+    CSS_PATH = "../styles/replay.tcss"
+
+    BINDINGS = [
+        Binding("escape", "back", "back to original", id="compare.back"),
+        Binding("e", "edit_again", "edit again", id="compare.edit"),
+        Binding("w", "write", "write edited run", id="compare.write"),
+    ]
+
+    def __init__(self, outcome: ReplayOutcome, original_path: str | None) -> None:
+        super().__init__()
+        self.outcome = outcome
+        self.original_path = original_path
+        self.written: str | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="compare-sides"):
+            with Vertical(id="compare-original", classes="compare-side"):
+                yield VerdictBanner(id="verdict-original")
+                yield SwimLanes(id="lanes-original")
+            with Vertical(id="compare-edited", classes="compare-side"):
+                yield VerdictBanner(id="verdict-edited")
+                yield SwimLanes(id="lanes-edited")
+        yield Static(id="compare-summary")
+        with VerticalScroll(id="compare-changes"):
+            yield Static(id="compare-list")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show_outcome()
+
+    def show_outcome(self) -> None:
+        o = self.outcome
+        before, after = entry_from_run(o.original), entry_from_run(o.replayed)
+        self.query_one("#compare-original").border_title = "original"
+        edits = ", ".join(printable(p) for p, _ in o.edits) or "no edit"
+        self.query_one("#compare-edited").border_title = one_line(f"edited: {edits}", 70)
+        self.query_one("#verdict-original", VerdictBanner).show(before)
+        self.query_one("#verdict-edited", VerdictBanner).show(after)
+        self.query_one("#lanes-original", SwimLanes).show_run(before, o.original.events)
+        self.query_one("#lanes-edited", SwimLanes).show_run(after, o.replayed.events)
+        summary = Text.assemble(
+            (verdict_words(o.before), "red" if not o.before["ready"] else "green"), "  →  ",
+            (verdict_words(o.after), "green" if o.after["ready"] else "red"),
+            (f"   ·  {len(o.changes)} event(s) differ, {sum(c.verdict_changed for c in o.changes)} "
+             f"with a new outcome (*)", "dim"))
+        if self.written:
+            summary.append(f"   ·  written to {printable(self.written)}", "green")
+        self.query_one("#compare-summary", Static).update(summary)
+        lines = Text("\n").join(change_line(c) for c in o.changes) if o.changes else Text(
+            "no event differs: the edit changed nothing the loop looks at", style="dim")
+        self.query_one("#compare-list", Static).update(lines)
+
+    # -- actions ----------------------------------------------------------------------------
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def action_edit_again(self) -> None:
+        last = self.outcome.edits[-1][0] if self.outcome.edits else "/inputs/user_input"
+        self.app.push_screen(EditScreen(self.outcome.replayed, last, f"edit the edited run {self.outcome.replayed.run_id}"),
+                             self._edited)
+
+    def _edited(self, result: tuple[str, Any] | None) -> None:
+        if result is not None:
+            self.rerun(*result)
+
+    @work(thread=True, exclusive=True, group="replay")
+    def rerun(self, path: str, value: Any) -> None:
+        try:
+            outcome = replay_further(self.outcome, path, value)
+        except EditError as exc:
+            self.app.call_from_thread(self.notify, printable(str(exc)), severity="error")
+            return
+        self.app.call_from_thread(self._replace, outcome)
+
+    def _replace(self, outcome: ReplayOutcome) -> None:
+        self.outcome = outcome
+        self.written = None
+        self.show_outcome()
+
+    def action_write(self) -> None:
+        try:
+            path = save_records(self.outcome.records, self.original_path, self.outcome.replayed.run_id)
+        except OSError as exc:
+            self.notify(f"could not write: {printable(exc.strerror or str(exc))}", severity="error")
+            return
+        self.written = str(path)
+        self.notify(f"wrote the edited run to {printable(str(path))}")
+        self.show_outcome()
