@@ -113,7 +113,8 @@ class AgentLoop:
     def _turn(self, turn: int) -> None:
         body = self.adapter.build_request(self.inputs["model"], self.ablate(self.transcript), self.inputs["tools"],
                                           self.budgets["max_output_tokens"], bool(self.inputs.get("stream")))
-        units = (len(orjson.dumps(body.get("input", body))) + 3) // 4
+        conversation = _conversation(body)
+        units = (len(orjson.dumps(conversation)) + 3) // 4
         self.input_units += units
         model_turn = self._http(turn, body, units)
         self.model_calls += 1
@@ -124,6 +125,7 @@ class AgentLoop:
 
     # -- HTTP ---------------------------------------------------------------------------------
     def _http(self, turn: int, body: dict[str, Any], units: int) -> ModelTurn:
+        items = len(_conversation(body))
         failed_attempts: list[dict[str, Any]] = []
         max_attempts = self.budgets["max_retries"] + 1
         url = self.base_url + self.adapter.path
@@ -139,7 +141,7 @@ class AgentLoop:
             self.request_id = headers.get("x-request-id") or headers.get("request-id") or self.request_id
             data = {"exchange": index, "attempt": attempt,
                     "request": {"method": "POST", "url": url, "model": self.inputs["model"],
-                                "input_items": len(body.get("input") or ()), "input_units": units},
+                                "input_items": items, "input_units": units},
                     "response": exchange.to_record()}
             label = f"POST {self.adapter.path} attempt {attempt}"
             if exchange.status == 200 and exchange.error is None:
@@ -163,6 +165,9 @@ class AgentLoop:
                                      f"{label}: {what}; retrying in {wait} ms ({source})", code=code, data=data)
                 failed_attempts.append(event)
                 self.clock += wait
+                pause = getattr(self.transport, "wait", None)
+                if pause is not None:  # real HTTP really waits; in-process transports have no wait()
+                    pause(wait)
                 continue
             why = ("retries exhausted after " + str(attempt) + " attempts") if attempt > 1 or is_retryable(
                 exchange.status, exchange.error, headers) else "not retryable"
@@ -192,6 +197,8 @@ class AgentLoop:
         if mt.usage:
             data["usage"] = mt.usage
         code = GENERATION_FAILURES.get(mt.kind)
+        if mt.detail and code is None:  # a note on a good turn (e.g. a synthesized call id); failures say it in summary
+            data["detail"] = mt.detail
         if code is not None:
             why = mt.detail or code
             if mt.kind == base.INCOMPLETE and mt.calls:
@@ -385,6 +392,15 @@ class AgentLoop:
                                "input_units": self.input_units, "events": len(events), "recovered": recovered},
                    "first_failure": failure}
         return RunResult(run, events, summary)
+
+
+def _conversation(body: dict[str, Any]) -> list[Any]:
+    """The conversation part of a request, whatever the API calls it (tools are not counted)."""
+    for key in ("input", "messages", "contents"):
+        value = body.get(key)
+        if isinstance(value, list):
+            return value
+    return []
 
 
 def _api_error_message(body: Any) -> str | None:

@@ -137,12 +137,11 @@ class StreamAssembler(EventFolder):
                 raise StreamProtocolError(f"arguments delta for unknown output item {idx}")
             self.args[idx] += str(event.get("delta", ""))
         elif kind == "response.function_call_arguments.done":
-            raw = event.get("arguments", self.args.get(idx, ""))
-            complete_json(raw, f"output item {idx}")
-            self.args[idx] = raw
+            # checked when the stream ends: a response cut by its token limit is "incomplete", not broken
+            self.args[idx] = event.get("arguments", self.args.get(idx, ""))
         elif kind == "response.output_item.done":
             item = dict(event.get("item") or self.items.get(idx) or {})
-            if item.get("type") == "function_call":
+            if item.get("type") == "function_call" and item.get("status") != "incomplete":
                 complete_json(item.get("arguments", self.args.get(idx, "")), f"output item {idx}")
             self.items[idx] = item
         elif kind in TERMINAL:
@@ -153,10 +152,11 @@ class StreamAssembler(EventFolder):
         return None
 
     def result(self) -> dict[str, Any]:
-        for idx, item in self.items.items():
-            if item.get("type") == "function_call" and idx in self.args:
-                complete_json(item.get("arguments", self.args[idx]), f"output item {idx}")
         assert self.final is not None
+        if self.final.get("status") != "incomplete":  # an incomplete response runs no tool anyway
+            for idx, item in self.items.items():
+                if item.get("type") == "function_call":
+                    complete_json(self.args.get(idx, item.get("arguments", "")), f"output item {idx}")
         return self.final
 
 

@@ -63,7 +63,12 @@ class Exchange:
 
 
 class Transport(Protocol):
-    """Sends one request. Must not sleep: waiting is logical time kept by the loop."""
+    """Sends one request.
+
+    The loop keeps time logically and computes retry waits itself. In-process
+    transports never sleep; a real one may offer ``wait(ms)``, which the loop calls
+    before a retry so the server is really given that time.
+    """
 
     def send(self, request: HttpRequest) -> Exchange: ...
 

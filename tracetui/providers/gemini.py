@@ -154,7 +154,8 @@ class GeminiStreamAssembler(EventFolder):
         self.candidate: dict[str, Any] = {}
 
     def after_end(self, event: dict[str, Any]) -> bool:
-        return stream_error(event) is None and not any(
+        """Usage-only chunks may trail; an error chunk passes too, so it is reported as the error it is."""
+        return stream_error(event) is not None or not any(
             isinstance(c, dict) and (c.get("content") or {}).get("parts") for c in event.get("candidates") or ())
 
     def take(self, event: dict[str, Any]) -> str | None:

@@ -59,11 +59,10 @@ class OpenAIChatAdapter:
             return ModelTurn(UNSUPPORTED, finish_reason=finish, usage=usage, detail="choice has no message object")
         text = _text(message.get("content"))
         raw_calls = message.get("tool_calls") or []
-        types = (["message"] if text or not raw_calls else []) + ["tool_call"] * len(raw_calls) \
-            if isinstance(raw_calls, list) else ["message"]
         if text is None or not isinstance(raw_calls, list):
-            return ModelTurn(UNSUPPORTED, finish_reason=finish, usage=usage, item_types=types,
+            return ModelTurn(UNSUPPORTED, finish_reason=finish, usage=usage, item_types=["message"],
                              detail="message content or tool_calls has an unknown shape")
+        types = (["message"] if text or not raw_calls else []) + ["tool_call"] * len(raw_calls)
         partial = [_loose_call(c) for c in raw_calls]
         refusal = message.get("refusal")
         if isinstance(refusal, str) and refusal:
@@ -125,9 +124,6 @@ class ChatStreamAssembler(EventFolder):
         self.finish_reason: str | None = None
         self.usage: dict[str, Any] | None = None
         self.content_seen = False
-
-    def after_end(self, event: dict[str, Any]) -> bool:
-        return False
 
     def take(self, event: dict[str, Any]) -> str | None:
         if event.get("data") == DONE and len(event) == 1:

@@ -1,0 +1,106 @@
+"""A scripted HTTP server on 127.0.0.1 for provider tests: real sockets, canned replies, faults.
+
+Each request takes the next :class:`Reply` in the script. Replies can be JSON,
+text (an HTML error page), a server-sent event stream (optionally cut in the
+middle by closing the socket mid-chunk), or come too late for the client's
+timeout. Every request is recorded (path, headers, JSON body) for assertions.
+"""
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: Any = None  # dict/list → JSON, str → text as it is
+    headers: dict[str, str] = field(default_factory=dict)
+    events: list[Any] | None = None  # SSE: dicts become `data: {json}`, strings are sent as data verbatim
+    cut_after: int | None = None  # close the socket mid-event after this many events
+    delay: float = 0.0  # seconds before the status line
+
+
+class ScriptedServer:
+    def __init__(self, replies: list[Reply]):
+        self.replies = list(replies)
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def do_POST(self):
+                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+                with server.lock:
+                    server.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
+                                            "body": json.loads(raw) if raw else None})
+                    reply = server.replies.pop(0) if server.replies else Reply(500, {"error": {"message": "script exhausted"}})
+                self.close_connection = True
+                try:
+                    server.answer(self, reply)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> "ScriptedServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=2)
+
+    @staticmethod
+    def answer(handler: BaseHTTPRequestHandler, reply: Reply) -> None:
+        if reply.delay:
+            time.sleep(reply.delay)
+        if reply.events is not None:
+            handler.send_response(reply.status)
+            for k, v in {"content-type": "text/event-stream", **reply.headers}.items():
+                handler.send_header(k, v)
+            handler.send_header("transfer-encoding", "chunked")
+            handler.send_header("connection", "close")
+            handler.end_headers()
+            for n, event in enumerate(reply.events):
+                data = event if isinstance(event, str) else json.dumps(event)
+                frame = f"data: {data}\n\n".encode()
+                if reply.cut_after is not None and n == reply.cut_after:
+                    half = frame[: len(frame) // 2]
+                    handler.wfile.write(f"{len(frame):x}\r\n".encode() + half)  # promise more than we send
+                    handler.wfile.flush()
+                    handler.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                handler.wfile.write(f"{len(frame):x}\r\n".encode() + frame + b"\r\n")
+                handler.wfile.flush()
+            handler.wfile.write(b"0\r\n\r\n")
+            return
+        if isinstance(reply.body, (dict, list)):
+            payload, ctype = json.dumps(reply.body).encode(), "application/json"
+        else:
+            payload, ctype = str(reply.body or "").encode(), "text/html; charset=utf-8"
+        handler.send_response(reply.status)
+        for k, v in {"content-type": ctype, **reply.headers}.items():
+            handler.send_header(k, v)
+        handler.send_header("content-length", str(len(payload)))
+        handler.send_header("connection", "close")
+        handler.end_headers()
+        handler.wfile.write(payload)

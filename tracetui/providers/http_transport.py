@@ -1,0 +1,164 @@
+"""Real HTTP to a provider, shaped like the other transports: one request in, one Exchange out.
+
+It measures latency, keeps only the response headers that explain a failure,
+and turns every network fault into a recorded outcome (``timeout``,
+``connection``, ``stream_interrupted`` with the events that did arrive) instead of
+an exception, so the loop classifies it like any other attempt.
+
+The API key lives only here: it is added to the outgoing headers, which no trace
+records, and scrubbed from anything the server echoes back. Waiting between
+retries is the one real sleep; the loop decides how long (in logical time) and
+calls :meth:`HttpTransport.wait`, and tests inject a no-op ``sleep``.
+"""
+from __future__ import annotations
+
+import ipaddress
+import time
+from typing import Any, Callable
+from urllib.parse import urlsplit
+
+import httpx
+import orjson
+
+from tracetui.loop.loop import HEADERS_KEPT
+from tracetui.providers.anthropic import API_VERSION
+from tracetui.providers.base import Exchange, HttpRequest
+from tracetui.providers.sse import SSEParser
+
+KEY_ENV = {"openai-responses": "OPENAI_API_KEY", "openai-chat": "OPENAI_API_KEY",
+           "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
+#: response headers worth a trace: retry advice, request ids, rate-limit state; never cookies or auth
+KEPT = (*HEADERS_KEPT, "x-ratelimit-remaining-requests", "x-ratelimit-remaining-tokens",
+        "x-ratelimit-reset-requests", "anthropic-ratelimit-tokens-remaining")
+REDACTED = "<redacted>"
+
+
+class _Deadline(Exception):
+    """The whole exchange took longer than the request's timeout."""
+
+
+def auth_headers(provider: str, api_key: str | None) -> dict[str, str]:
+    """How each API takes its key (headers only, never the URL, so no log line carries it)."""
+    headers: dict[str, str] = {"anthropic-version": API_VERSION} if provider == "anthropic" else {}
+    if api_key:
+        if provider == "anthropic":
+            headers["x-api-key"] = api_key
+        elif provider == "gemini":
+            headers["x-goog-api-key"] = api_key
+        else:
+            headers["authorization"] = f"Bearer {api_key}"
+    return headers
+
+
+def is_loopback(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class HttpTransport:
+    """A :class:`~tracetui.providers.base.Transport` over an httpx client.
+
+    ``exchanges`` keeps every attempt, in order, so the run can be recorded as a
+    cassette and replayed offline.
+    """
+
+    def __init__(self, provider: str, api_key: str | None, *, sleep: Callable[[float], None] = time.sleep,
+                 client: httpx.Client | None = None, clock: Callable[[], float] = time.monotonic,
+                 trust_env: bool = True):
+        self._auth = auth_headers(provider, api_key)
+        self._secret = api_key or None
+        self.sleep = sleep
+        self.clock = clock
+        # proxies from the environment are never right for a server on this machine
+        self.client = client or httpx.Client(trust_env=trust_env, follow_redirects=False)
+        self.exchanges: list[Exchange] = []
+
+    def wait(self, ms: int) -> None:
+        """Really wait before the next attempt (the loop has already added ``ms`` to its clock)."""
+        if ms > 0:
+            self.sleep(ms / 1000)
+
+    def close(self) -> None:
+        self.client.close()
+
+    def send(self, request: HttpRequest) -> Exchange:
+        exchange = self._send(request)
+        if self._secret:
+            exchange = _scrubbed(exchange, self._secret)
+        self.exchanges.append(exchange)
+        return exchange
+
+    def _send(self, request: HttpRequest) -> Exchange:
+        headers = {**request.headers, **self._auth,
+                   "accept": "text/event-stream" if request.stream else "application/json"}
+        seconds = request.timeout_ms / 1000
+        start = self.clock()
+        deadline = start + seconds
+        status: int | None = None
+        kept: dict[str, str] = {}
+        events: list[dict[str, Any]] | None = None
+
+        def elapsed() -> int:
+            return int(round((self.clock() - start) * 1000))
+
+        try:
+            with self.client.stream("POST", request.url, content=orjson.dumps(request.body), headers=headers,
+                                    timeout=httpx.Timeout(seconds)) as response:
+                status = response.status_code
+                kept = {k: v for k, v in ((k.lower(), v) for k, v in response.headers.items()) if k in KEPT}
+                sse = request.stream and status == 200 and \
+                    response.headers.get("content-type", "").startswith("text/event-stream")
+                if sse:
+                    events = []
+                    parser = SSEParser()
+                    for chunk in response.iter_bytes():
+                        events.extend(parser.feed(chunk))
+                        if self.clock() > deadline:
+                            raise _Deadline
+                    events.extend(parser.close())
+                    return Exchange(status, kept, None, elapsed(), events=events)
+                data = bytearray()
+                for chunk in response.iter_bytes():
+                    data += chunk
+                    if self.clock() > deadline:
+                        raise _Deadline
+                return Exchange(status, kept, _decode(bytes(data)), elapsed())
+        except (_Deadline, httpx.TimeoutException):
+            if events is not None:
+                return Exchange(status, kept, None, elapsed(), error="stream_interrupted", events=events)
+            return Exchange(None, kept, None, elapsed(), error="timeout")
+        except httpx.TransportError:
+            # connect refused, reset, or the peer closed before the whole body arrived
+            if events is not None:
+                return Exchange(status, kept, None, elapsed(), error="stream_interrupted", events=events)
+            return Exchange(None, kept, None, elapsed(), error="connection")
+
+
+def _decode(data: bytes) -> Any:
+    """The body as JSON when it is JSON, else as text (an HTML error page stays readable)."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return data.decode("utf-8", errors="replace")
+
+
+def _scrub(value: Any, secret: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(secret, REDACTED) if secret in value else value
+    if isinstance(value, dict):
+        return {_scrub(k, secret): _scrub(v, secret) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v, secret) for v in value]
+    return value
+
+
+def _scrubbed(exchange: Exchange, secret: str) -> Exchange:
+    """A server that echoes the key back (in an error message, say) must not put it in a trace."""
+    return Exchange(exchange.status, _scrub(exchange.headers, secret), _scrub(exchange.body, secret),
+                    exchange.latency_ms, exchange.error,
+                    None if exchange.events is None else _scrub(exchange.events, secret))
