@@ -161,7 +161,7 @@ def _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms
         raise click.UsageError("--base-url needs --model")
     env = api_key_env or KEY_ENV[provider]
     key = os.environ.get(env)
-    if not key:
+    if not key and not is_loopback(base_url):  # a local vLLM, llama.cpp or Ollama server needs no key
         raise click.ClickException(f"{env} is not set: export the API key there, or name another variable "
                                    f"with --api-key-env")
     inputs = http_inputs(provider, model, base_url, prompt=prompt, stream=stream, timeout_ms=timeout_ms,

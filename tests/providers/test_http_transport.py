@@ -109,6 +109,18 @@ def test_cli_live_run_writes_a_trace_that_replays_offline(tmp_path):
     assert "answer_ready" in replayed.output
 
 
+def test_cli_live_run_against_a_local_server_needs_no_key(tmp_path):
+    call, answer = bodies("openai-chat")
+    out = tmp_path / "local.jsonl"
+    with ScriptedServer([Reply(body=call), Reply(body=answer)]) as server:
+        res = CliRunner().invoke(main, ["run", "--provider", "openai-chat", "--base-url", server.url + "/v1",
+                                        "--model", "local-model", "-o", str(out)], env={"OPENAI_API_KEY": None})
+        sent = server.requests
+    assert res.exit_code == 0, res.output
+    assert "authorization" not in sent[0]["headers"]
+    assert [r["path"] for r in sent] == ["/v1/chat/completions"] * 2  # a base URL ending in /v1 is accepted
+
+
 def test_cli_live_stream_with_a_custom_key_variable(tmp_path):
     first, second = streams("gemini")
     out = tmp_path / "g.jsonl"
@@ -124,7 +136,7 @@ def test_cli_live_stream_with_a_custom_key_variable(tmp_path):
 
 
 @pytest.mark.parametrize("args, env, message", [
-    (["--base-url", "http://127.0.0.1:9", "--model", "m"], {"OPENAI_API_KEY": None}, "OPENAI_API_KEY is not set"),
+    (["--base-url", "https://api.example.invalid", "--model", "m"], {"OPENAI_API_KEY": None}, "OPENAI_API_KEY is not set"),
     (["--base-url", "http://127.0.0.1:9"], {"OPENAI_API_KEY": KEY}, "--base-url needs --model"),
     (["--base-url", "http://u:p@127.0.0.1:9", "--model", "m"], {"OPENAI_API_KEY": KEY}, "no credentials"),
     (["--base-url", "ftp://x", "--model", "m"], {"OPENAI_API_KEY": KEY}, "not an http(s) URL"),
