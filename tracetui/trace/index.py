@@ -1,31 +1,34 @@
 """Opening huge traces fast: a line index over read-only mmapped JSONL files.
 
 :class:`IndexedSource` never holds parsed records for the whole file. A scan walks
-the file in chunks, finds line ends with ``bytes.find`` (memchr; measured ~3x
-faster than ``re.finditer`` or ``split`` over the same chunks) and classifies each
-line by the byte prefix the writer guarantees (:data:`~tracetui.trace.format.PREFIX_EVENT`
-…). It keeps per line only its offset, line number and a link to the next line of
-the same run (16 bytes), and per run a small :class:`~tracetui.trace.source.RunEntry`.
+the file in chunks (one copy out of the map per chunk, whose pages are then
+dropped from RSS), finds line ends with ``bytes.find`` (memchr; faster than
+``re.finditer`` or ``split`` over the same chunk) and classifies each line by the
+byte prefix the writer guarantees (:data:`~tracetui.trace.format.PREFIX_EVENT` …).
+It keeps per line its offset, line number and a link to the next line of the same
+run (16 bytes), and per run a few slots and one small
+:class:`~tracetui.trace.source.RunEntry`.
 
-Only ``run`` lines (scenario, ablation) and ``summary`` lines (the verdict) are
-parsed during the scan; event lines are checked cheaply (prefix, a plain run id,
-a closing ``}``, valid UTF-8) and parsed only when their run is loaded, or at the
-end of the scan for runs whose summary is missing (their verdict comes from their
-events through the shared rule, :meth:`~tracetui.trace.reader.RunData.verdict`).
-A line that fails a cheap check, or has no known prefix (another writer, another
-key order), goes through :func:`~tracetui.trace.reader.parse_line` exactly as
-:func:`~tracetui.trace.reader.read_trace` would read it, so the runs, verdicts and
-problems equal the whole-file reader's. The one difference, by design: an event
-line that passes the cheap checks but is still not a valid record (broken JSON
-between a good prefix and a closing brace, an unknown lane) is reported when its
-run is loaded, not during the scan.
+Only ``summary`` lines are parsed during the scan. A ``run`` line gives its
+scenario and ablation through a regex over the writer's layout (parsed whole when
+the layout differs: run lines can be megabytes of recorded responses). Event lines
+are only checked cheaply: the prefix, a plain run id, a closing ``}``, valid UTF-8.
+Runs whose summary is missing have their lines parsed at the end of the scan and
+their verdict comes from their events through the shared rule
+(:meth:`~tracetui.trace.reader.RunData.verdict`). A line that fails a cheap check,
+or has no known prefix (another writer, another key order), goes through
+:func:`~tracetui.trace.reader.parse_line` exactly as
+:func:`~tracetui.trace.reader.read_trace` reads it, so runs, verdicts and problems
+equal the whole-file reader's. The one difference, by design: an event or run line
+that passes the cheap checks yet is not a valid record (broken JSON between a good
+prefix and a closing brace, an unknown lane) is reported when its run is loaded,
+not during the scan; the run's entry is corrected then.
 """
 from __future__ import annotations
 
 import mmap
 import os
 import re
-import sys
 import threading
 from array import array
 from dataclasses import dataclass
@@ -34,7 +37,7 @@ from typing import Any, Iterator, Sequence
 
 import orjson
 
-from tracetui.trace.format import PREFIX_EVENT, PREFIX_RUN, PREFIX_SUMMARY
+from tracetui.trace.format import ANSWER_READY, PREFIX_EVENT, PREFIX_RUN, PREFIX_SUMMARY
 from tracetui.trace.reader import MAX_LINE_BYTES, Problem, RunData, TraceReadError, open_checked, parse_line
 from tracetui.trace.source import RunEntry, TraceSource, entry_from_run
 
@@ -45,10 +48,21 @@ DEFAULT_CHUNK_BYTES = 4 * 1024 * 1024
 #: Problem per line. The rest are counted in :attr:`IndexedSource.problem_count`.
 MAX_PROBLEMS_PER_FILE = 10_000
 
-_LEN_EVENT = len(PREFIX_EVENT)
-_QUOTE, _BRACE, _CR = 0x22, 0x7D, 0x0D
+_EVENT_Q, _RUN_Q, _SUMMARY_Q = PREFIX_EVENT + b'"', PREFIX_RUN + b'"', PREFIX_SUMMARY + b'"'
+_FOLIO_MARGIN = 2 * 1024 * 1024
+#: Distinct first-failure dicts shared between entries (beyond it, each entry keeps its own).
+MAX_SHARED_FAILURES = 100_000
+_LEN_EVENT_Q, _LEN_RUN_Q, _LEN_SUMMARY_Q = len(_EVENT_Q), len(_RUN_Q), len(_SUMMARY_Q)
+_EVENT, _RUN, _SUMMARY = 1, 2, 3
+_BRACE, _CR = 0x7D, 0x0D
 # A run id the fast path may take verbatim: its JSON bytes are its UTF-8 bytes.
 _NOT_PLAIN_ID = re.compile(rb'[\x00-\x1f"\\]').search
+# The writer's run line up to the two fields a RunEntry needs, matched from the quote
+# that closes the run id. Any other layout is parsed whole instead.
+_STR = rb'"[^"\\\x00-\x1f]*"'
+_RUN_LAYOUT = re.compile(
+    rb'","trace_version":-?\d+,"producer":' + _STR + rb',"inputs":\{"source":' + _STR
+    + rb',"scenario":(?:"([^"\\\x00-\x1f]*)"|null),"ablation":(?:"([^"\\\x00-\x1f]*)"|null)[,}]').match
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,18 +91,18 @@ class _FileIndex:
         self.pos = 0  # scan position: everything before it is indexed
         self.lineno = 0  # lines fully scanned (line numbers are 1-based)
         self.done = size == 0
-        self.fh = None
-        self.mm: mmap.mmap | None = None
-        # per line
+        self.fd: int | None = None  # a raw descriptor: load() reads with pread
+        self.mm: mmap.mmap | None = None  # only while scanning
+        # per line (up to 2**31 lines per file)
         self.off = array("Q")
-        self.num = array("L")
-        self.nxt = array("l")
+        self.num = array("I")
+        self.nxt = array("i")
         # per run (index r): id bytes -> r
         self.ids: dict[bytes, int] = {}
-        self.head = array("l")
-        self.tail = array("l")
-        self.nevents = array("l")
-        self.pub = array("l")  # position in the source's entry list, -1 until published
+        self.head = array("i")
+        self.tail = array("i")
+        self.nevents = array("i")
+        self.pub = array("i")  # position in the source's entry list, -1 until published
         self.scenario: list[str | None] = []
         self.ablation: list[str | None] = []
         self.dirty: set[int] = set()  # published runs that changed afterwards
@@ -97,26 +111,49 @@ class _FileIndex:
         self.runs_found = 0
 
     def open(self) -> None:
-        if self.mm is None and self.size:
-            self.fh = open(self.path, "rb")
-            self.mm = mmap.mmap(self.fh.fileno(), 0, access=mmap.ACCESS_READ)
-            self.size = min(self.size, len(self.mm))
+        if self.fd is None:
+            self.fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        if self.mm is None and not self.done:
+            self.size = os.fstat(self.fd).st_size  # the file may have changed since it was checked
+            if self.size:
+                self.mm = mmap.mmap(self.fd, 0, access=mmap.ACCESS_READ)
+                self.size = len(self.mm)
 
-    def close(self) -> None:
+    def unmap(self) -> None:
         if self.mm is not None:
             self.mm.close()
             self.mm = None
-        if self.fh is not None:
-            self.fh.close()
-            self.fh = None
+
+    def close(self) -> None:
+        self.unmap()
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except OSError:
+            pass
 
     def line_bytes(self, i: int) -> bytes:
-        mm = self.mm
-        if mm is None:
+        """Line ``i`` without its line end, read with pread, not through the map.
+
+        Touching a mapped page maps its whole page-cache folio (up to megabytes on
+        recent kernels) into our RSS, so loading runs spread over a 1 GB file through
+        the map would count hundreds of megabytes; pread copies only what it reads.
+        """
+        if self.fd is None:
             raise ValueError(f"{self.path}: the source is closed")
-        start = self.off[i]
-        end = mm.find(b"\n", start, self.size)
-        return mm[start:end if end >= 0 else self.size].rstrip(b"\r\n")
+        fd, start = self.fd, self.off[i]
+        want = 4096
+        data = os.pread(fd, want, start)
+        while b"\n" not in data and start + len(data) < self.size and len(data) == want:
+            want *= 4
+            data = os.pread(fd, want, start)
+        end = data.find(b"\n")
+        line = data if end < 0 else data[:end]
+        return line[:self.size - start].rstrip(b"\r\n")
 
 
 class IndexedSource:
@@ -158,12 +195,13 @@ class IndexedSource:
                                  else "no runs found (every file is empty)")
         self._files = files
         self._entries: list[RunEntry] = []
-        self._where: list[tuple[int, int]] = []  # per entry: (file, run index)
         self._problems: list[Problem] = []
         self._lazy: dict[tuple[int, int], Problem] = {}  # found by load(): (file, line) -> problem
-        self._validated: set[tuple[int, int]] = set()  # (file, run) loaded and checked
+        self._validated: set[tuple[int, int]] = set()  # (file, run) fully parsed once the file was done
+        self._order = {path: n for n, path in enumerate(self.paths)}
+        self._failures: dict[tuple, dict[str, Any]] = {}  # see _shared
         self._scan_lock = threading.Lock()
-        self._lock = threading.Lock()  # guards swapping the entry list
+        self._lock = threading.Lock()  # guards swapping the entry list and the load-time problems
         self.bytes_total = sum(f.size for f in files)
         self.bytes_done = 0
         for f in files:
@@ -177,8 +215,9 @@ class IndexedSource:
 
     def problems(self) -> Sequence[Problem]:
         """Lines that are not trace records, by file and line (a new list each call)."""
-        found = self._problems + list(self._lazy.values())
-        found.sort(key=lambda p: (self.paths.index(p.path) if p.path in self.paths else -1, p.line))
+        with self._lock:
+            found = self._problems + list(self._lazy.values())
+        found.sort(key=lambda p: (self._order.get(p.path, -1), p.line))
         return found
 
     def load(self, entry: RunEntry) -> RunData:
@@ -188,7 +227,7 @@ class IndexedSource:
         if r is None:
             raise KeyError(f"{entry.run_id!r} is not a run of {f.path}")
         data = self._load_run(f, r, entry.run_id)
-        if (f.source, r) not in self._validated:
+        if f.done and (f.source, r) not in self._validated:
             self._validated.add((f.source, r))
             k = f.pub[r]
             if k >= 0 and data.first_line and entry_from_run(data, f.source) != self._entries[k]:
@@ -214,25 +253,27 @@ class IndexedSource:
             for f in self._files:
                 if f.done:
                     continue
+                known = f.size
                 f.open()
+                self.bytes_total += f.size - known
                 while f.pos < f.size:
                     before = f.pos
-                    self._scan_chunk(f, max(1, chunk_bytes))
+                    self._scan_chunk(f, min(max(1, chunk_bytes), MAX_LINE_BYTES))
                     self.bytes_done += f.pos - before
                     yield ScanProgress(self.bytes_done, self.bytes_total, len(self._entries),
-                                       len(self._problems), f.source)
+                                       len(self._problems) + len(self._lazy), f.source)
                 self._finish_file(f)
             if not self._entries:
                 if len(self._files) == 1:
                     f = self._files[0]
                     raise TraceReadError(f"{f.path}: no runs found (no line is a trace record)")
                 raise TraceReadError("no runs found in any file")
-            yield ScanProgress(self.bytes_total, self.bytes_total, len(self._entries), len(self._problems),
-                               len(self._files) - 1, done=True)
+            yield ScanProgress(self.bytes_total, self.bytes_total, len(self._entries),
+                               len(self._problems) + len(self._lazy), len(self._files) - 1, done=True)
         finally:
             self._scan_lock.release()
 
-    def scan_all(self, chunk_bytes: int = 64 * 1024 * 1024) -> "IndexedSource":
+    def scan_all(self, chunk_bytes: int = 16 * 1024 * 1024) -> "IndexedSource":
         """Scan to the end (for the CLI and tests); returns self."""
         for _ in self.scan(chunk_bytes):
             pass
@@ -250,69 +291,62 @@ class IndexedSource:
 
     # -- internals --------------------------------------------------------------------------
     def _scan_chunk(self, f: _FileIndex, chunk_bytes: int) -> None:
-        """Index whole lines from ``f.pos`` up to about ``chunk_bytes`` further."""
+        """Index the whole lines in the next ``chunk_bytes`` (or the one line longer than that)."""
         mm = f.mm
         start, size = f.pos, f.size
         end = min(start + chunk_bytes, size)
+        buf = mm[start:end]  # one copy; the hot loop then works on bytes, never on the map
+        n = len(buf)
         if end < size:
-            cut = mm.rfind(b"\n", start, end)
-            if cut < 0:  # one line longer than a chunk
+            n = buf.rfind(b"\n") + 1
+            if n == 0:  # one line longer than a chunk
                 cut = mm.find(b"\n", end, size)
-                if cut < 0:
-                    cut = size - 1
-                if cut + 1 - start > MAX_LINE_BYTES + 2:
-                    self._oversized(f, start, cut)
+                n = (cut if cut >= 0 else size - 1) + 1 - start
+                length = n
+                while length and mm[start + length - 1] in (0x0A, 0x0D):
+                    length -= 1
+                if length > MAX_LINE_BYTES:  # reported without copying it: it may be huge
+                    f.lineno += 1
+                    self._problem(f, f.lineno, f"line is {length} bytes, over the {MAX_LINE_BYTES}-byte limit")
+                    f.pos = start + n
+                    _drop_pages(mm, start, f.pos)
                     return
-            end = cut + 1
-        buf = mm[start:end]
-        self._index_lines(f, buf, start)
-        f.pos = end
-        if hasattr(mm, "madvise"):  # drop the scanned pages from our RSS; they stay in the page cache
-            page = start - start % mmap.PAGESIZE
-            try:
-                mm.madvise(mmap.MADV_DONTNEED, page, end - page)
-            except (OSError, ValueError, AttributeError):
-                pass
+                buf = mm[start:start + n]
+        self._index_lines(f, buf, start, n)
+        f.pos = start + n
+        _drop_pages(mm, start, f.pos)
 
-    def _oversized(self, f: _FileIndex, start: int, nl: int) -> None:
-        """A line over the limit: reported without copying it (it may be huge)."""
-        f.lineno += 1
-        end = nl + 1 if f.mm[nl:nl + 1] == b"\n" else nl + 1
-        stop = end
-        while stop > start and f.mm[stop - 1:stop] in (b"\n", b"\r"):
-            stop -= 1
-        length = stop - start
-        self._problem(f, f.lineno, f"line is {length} bytes, over the {MAX_LINE_BYTES}-byte limit")
-        if hasattr(f.mm, "madvise"):
-            page = start - start % mmap.PAGESIZE
-            try:
-                f.mm.madvise(mmap.MADV_DONTNEED, page, end - page)
-            except (OSError, ValueError, AttributeError):
-                pass
-        f.pos = end
-
-    def _index_lines(self, f: _FileIndex, buf: bytes, base: int) -> None:
+    def _index_lines(self, f: _FileIndex, buf: bytes, base: int, n: int) -> None:
         """The hot loop: classify each line of ``buf`` by prefix; parse run and summary lines only."""
         find, startswith = buf.find, buf.startswith
         ascii_only = buf.isascii()
         ids, off, num, nxt, head, tail, nevents, pub = (
             f.ids, f.off, f.num, f.nxt, f.head, f.tail, f.nevents, f.pub)
         lineno = f.lineno
-        n = len(buf)
+        i = len(off)  # the next line's index
         pos = 0
         while pos < n:
             nl = find(b"\n", pos)
             if nl < 0:
                 nl = n
             lineno += 1
-            if startswith(PREFIX_EVENT, pos):
-                p = pos + _LEN_EVENT
-                q = find(b'"', p + 1, nl)
-                last = buf[nl - 1]
-                if (q > p + 1 and buf[p] == _QUOTE and nl - pos <= MAX_LINE_BYTES
-                        and (last == _BRACE or (last == _CR and buf[nl - 2] == _BRACE))
-                        and (ascii_only or _utf8(buf, pos, nl))):
-                    key = buf[p + 1:q]
+            # The fast path: a writer's event or run line (prefix, quoted plain run id, closing
+            # brace, UTF-8). Lines are never longer than a chunk here (see _scan_chunk).
+            if startswith(_EVENT_Q, pos):
+                p, kind = pos + _LEN_EVENT_Q, _EVENT
+            elif startswith(_RUN_Q, pos):
+                p, kind = pos + _LEN_RUN_Q, _RUN
+            elif startswith(_SUMMARY_Q, pos):
+                p, kind = pos + _LEN_SUMMARY_Q, _SUMMARY
+            else:
+                p = 0
+            if p:
+                q = find(b'"', p, nl)
+                if (q > p and (buf[nl - 1] == _BRACE or (buf[nl - 1] == _CR and buf[nl - 2] == _BRACE))
+                        and (ascii_only or _utf8(buf, pos, nl))
+                        and (kind == _EVENT or (m := _RUN_LAYOUT(buf, q, nl) if kind == _RUN
+                                                else _summary(buf[pos:nl])) is not None)):
+                    key = buf[p:q]
                     r = ids.get(key)
                     if r is None and not _NOT_PLAIN_ID(key):
                         try:
@@ -320,9 +354,8 @@ class IndexedSource:
                         except UnicodeDecodeError:
                             pass
                         else:
-                            r = self._new_run(f, key, lineno)
+                            r = self._new_run(f, key)
                     if r is not None:
-                        i = len(off)
                         off.append(base + pos)
                         num.append(lineno)
                         nxt.append(-1)
@@ -332,9 +365,19 @@ class IndexedSource:
                         else:
                             nxt[t] = i
                         tail[r] = i
-                        nevents[r] += 1
-                        if pub[r] >= 0:
-                            f.dirty.add(r)
+                        i += 1
+                        if kind == _EVENT:
+                            nevents[r] += 1
+                            if pub[r] >= 0:
+                                f.dirty.add(r)
+                        elif kind == _RUN:
+                            scenario, ablation = m.group(1, 2)
+                            f.scenario[r] = None if scenario is None else _intern_bytes(scenario)
+                            f.ablation[r] = None if ablation is None else _intern_bytes(ablation)
+                            if pub[r] >= 0:
+                                f.dirty.add(r)
+                        else:
+                            self._summary_read(f, r, m)
                         pos = nl + 1
                         continue
             # the slow path, exactly as the reader reads a line: run and summary lines, other
@@ -349,6 +392,7 @@ class IndexedSource:
                 self._problem(f, lineno, problem)
             else:
                 self._add_record(f, obj, base + line_start, lineno)
+                i = len(off)
         f.lineno = lineno
 
     def _add_record(self, f: _FileIndex, obj: dict[str, Any], offset: int, lineno: int) -> None:
@@ -357,7 +401,7 @@ class IndexedSource:
         key = _id_key(run_id)
         r = f.ids.get(key)
         if r is None:
-            r = self._new_run(f, key, lineno)
+            r = self._new_run(f, key)
         i = len(f.off)
         f.off.append(offset)
         f.num.append(lineno)
@@ -381,15 +425,19 @@ class IndexedSource:
             if f.pub[r] >= 0:
                 f.dirty.add(r)
         else:
-            entry = self._entry_from_summary(f, r, run_id, obj)
-            if entry is None:
-                f.dirty.add(r)
-            elif f.pub[r] >= 0:
-                self._replace({f.pub[r]: entry})
-            else:
-                self._publish(f, r, entry)
+            self._summary_read(f, r, obj)
 
-    def _new_run(self, f: _FileIndex, key: bytes, lineno: int) -> int:
+    def _summary_read(self, f: _FileIndex, r: int, summary: dict[str, Any]) -> None:
+        """A run's summary line: publish the run (or replace its entry after a second summary)."""
+        entry = self._entry_from_summary(f, r, summary["run_id"], summary)
+        if entry is None:
+            f.dirty.add(r)
+        elif f.pub[r] >= 0:
+            self._replace({f.pub[r]: entry})
+        else:
+            self._publish(f, r, entry)
+
+    def _new_run(self, f: _FileIndex, key: bytes) -> int:
         r = len(f.head)
         f.ids[key] = r
         f.head.append(-1)
@@ -401,25 +449,39 @@ class IndexedSource:
         return r
 
     def _entry_from_summary(self, f: _FileIndex, r: int, run_id: str, summary: dict[str, Any]) -> RunEntry | None:
-        """The run's entry from its summary and what the scan counted (None: needs its events)."""
+        """The run's entry from its summary and the scan's counts; None when it needs its events.
+
+        Mirrors :func:`~tracetui.trace.source.entry_from_run` for a complete run (the
+        tests hold the two equal) without building a RunData per run.
+        """
         metrics = summary.get("metrics")
-        if not metrics or not isinstance(metrics, dict):
-            return None  # recovered must be counted from the events: done at the end of the file
+        status = summary.get("status")
         ff = summary.get("first_failure")
-        if isinstance(ff, dict):
-            for k in ("lane", "code"):
-                if isinstance(ff.get(k), str):
-                    ff[k] = sys.intern(ff[k])
-        if isinstance(summary.get("status"), str):
-            summary["status"] = sys.intern(summary["status"])
-        stub = RunData(run_id, run={"inputs": {"scenario": f.scenario[r], "ablation": f.ablation[r]}},
-                       summary=summary, events=_Counted(f.nevents[r]))
-        return entry_from_run(stub, f.source)
+        if not metrics or not isinstance(metrics, dict) or not status or not isinstance(status, str):
+            return None  # recovered counted from events, or status derived: done from the parsed run
+        if ff is not None:
+            ff = self._shared(ff)
+        status = _INTERNED.get(status) or _intern(status)
+        get = metrics.get
+        return RunEntry(run_id, f.source, f.scenario[r], f.ablation[r], status, status == ANSWER_READY, True, ff,
+                        _int(get("model_calls")), _int(get("tool_calls")), _int(get("recovered")), f.nevents[r])
+
+    def _shared(self, failure: Any) -> Any:
+        """One dict per distinct first failure: 200,000 runs mostly fail in a few hundred ways."""
+        try:
+            key = tuple(failure.items())
+            found = self._failures.get(key)
+        except (AttributeError, TypeError):  # not a dict, or unhashable values: keep as it is
+            return failure
+        if found is None:
+            found = failure
+            if len(self._failures) < MAX_SHARED_FAILURES:
+                self._failures[key] = failure
+        return found
 
     def _publish(self, f: _FileIndex, r: int, entry: RunEntry) -> None:
         with self._lock:
             f.pub[r] = len(self._entries)
-            self._where.append((f.source, r))
             self._entries.append(entry)
             f.runs_found += 1
 
@@ -450,6 +512,7 @@ class IndexedSource:
                 self._publish(f, r, entry_from_run(data, f.source))
         f.dirty.clear()
         f.done = True
+        f.unmap()
         if f.runs_found == 0 and len(self._files) > 1 and f.size:
             self._file_problem(f, "no runs found (no line is a trace record)")
 
@@ -460,9 +523,8 @@ class IndexedSource:
         while i >= 0:
             obj, problem = parse_line(f.line_bytes(i))
             if problem:
-                key = (f.source, f.num[i])
-                if key not in self._lazy and not any(p.line == f.num[i] for p in f.problems[-1:]):
-                    self._lazy[key] = Problem(f.num[i], problem, f.path)
+                with self._lock:
+                    self._lazy.setdefault((f.source, f.num[i]), Problem(f.num[i], problem, f.path))
             else:
                 if not data.first_line:
                     data.first_line = f.num[i]
@@ -488,15 +550,34 @@ class IndexedSource:
         self._problem(f, 0, message)
 
 
-class _Counted(list):
-    """Stands in for a run's events when only their number is known (entry_from_run takes len)."""
+def _int(value: Any) -> int:
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
 
-    def __init__(self, n: int):
-        super().__init__()
-        self._n = n
 
-    def __len__(self) -> int:
-        return self._n
+def _drop_pages(mm: mmap.mmap, start: int, end: int) -> None:
+    """Unmap scanned pages so a 1 GB scan does not count 1 GB of RSS; they stay in the page cache."""
+    if hasattr(mm, "madvise") and hasattr(mmap, "MADV_DONTNEED"):
+        # from a little before: a fault maps the page's whole folio, which may begin before ``start``
+        start = max(0, start - _FOLIO_MARGIN)
+        page = start - start % mmap.PAGESIZE
+        try:
+            mm.madvise(mmap.MADV_DONTNEED, page, end - page)
+        except (OSError, ValueError):
+            pass
+
+
+def _summary(raw: bytes) -> dict[str, Any] | None:
+    """A summary line parsed, or None to leave it to the slow path (which words the problem)."""
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if type(obj) is dict and obj.get("rec") == "summary" and type(obj.get("run_id")) is str:
+        return obj
+    return None
 
 
 def _utf8(buf: bytes, start: int, end: int) -> bool:
@@ -519,6 +600,19 @@ def _intern(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     return _INTERNED.setdefault(value, value) if len(_INTERNED) < 10_000 else value
+
+
+_INTERNED_BYTES: dict[bytes, str] = {}
+
+
+def _intern_bytes(value: bytes) -> str:
+    """A scenario or ablation name read from raw bytes, decoded once per distinct name."""
+    name = _INTERNED_BYTES.get(value)
+    if name is None:
+        name = _intern(value.decode("utf-8"))
+        if len(_INTERNED_BYTES) < 10_000:
+            _INTERNED_BYTES[value] = name
+    return name
 
 
 def _id_key(run_id: str) -> bytes:

@@ -9,7 +9,7 @@ from textual.binding import Binding
 
 from tracetui.trace.reader import TraceReadError
 from tracetui.trace.safe_text import printable
-from tracetui.trace.source import MemorySource, TraceSource, demo_source, file_source
+from tracetui.trace.source import TraceSource, demo_source
 from tracetui.ui.commands import TraceCommands
 from tracetui.ui.screens.help import HelpScreen
 from tracetui.ui.screens.main import MainScreen
@@ -49,21 +49,12 @@ class TraceApp(App[None]):
 
 
 def open_paths(paths: Sequence[str]) -> TraceSource:
-    """The source for ``tracetui open``: the demo, the background index, or (fallback) files read whole."""
+    """The source for ``tracetui open``: the demo, or an index the main screen scans in a worker."""
     if not paths:
         return demo_source()
-    try:
-        from tracetui.trace.index import open_source
-    except ImportError:
-        open_source = None
-    if open_source is not None:
-        return open_source(list(paths))
-    if len(paths) == 1:
-        return file_source(paths[0])
-    sources = [file_source(p) for p in paths]
-    runs = [s.load(e) for s in sources for e in s.runs()]
-    problems = [p for s in sources for p in s.problems()]
-    return MemorySource(runs, " + ".join(paths), problems)
+    from tracetui.trace.index import open_source
+
+    return open_source(list(paths))
 
 
 def run_app(paths: list[str]) -> None:
@@ -76,4 +67,7 @@ def run_app(paths: list[str]) -> None:
     except OSError as exc:
         print(f"error: {printable(str(exc.filename or ''))}: {exc.strerror or exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    TraceApp(source).run()
+    app = TraceApp(source)
+    app.run()
+    if app.return_code:
+        raise SystemExit(app.return_code)

@@ -49,19 +49,22 @@ class HelpScreen(ModalScreen[None]):
 
     def _keys(self) -> Table:
         table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold cyan", no_wrap=True)
+        table.add_column(style="bold cyan", no_wrap=True, min_width=14)
         table.add_column()
         for title, bindings in self.sections:
             table.add_row(Text(title, style="bold underline"), "")
             for key, description in key_rows(bindings):
                 table.add_row(Text(key), Text(description))
         table.add_row(Text("tab", style="bold cyan"), "next pane (runs, swimlanes, detail, lane summary)")
-        table.add_row(Text("e / w", style="dim"), Text("edit & re-run / write (coming in a later version)", "dim"))
+        table.add_row(Text("in the compare view", style="bold underline"), "")
+        table.add_row(Text("e"), Text("edit the edited run again"))
+        table.add_row(Text("w"), Text("write the edited run to a new file (the original is never modified)"))
+        table.add_row(Text("esc"), Text("back to the original"))
         return table
 
     def _legend(self) -> Table:
         table = Table.grid(padding=(0, 2))
-        table.add_column(no_wrap=True)
+        table.add_column(no_wrap=True, min_width=14)
         table.add_column()
         table.add_row(Text("\nlegend", style="bold underline"), "")
         for sample, style, meaning in LEGEND:

@@ -15,11 +15,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Input, Label, ProgressBar
 
+from tracetui.trace.reader import TraceReadError
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry, TraceSource
 from tracetui.ui.model import RunQuery, call_ids_of, lane_counts
+from tracetui.ui.screens.replay_actions import REPLAY_BINDINGS, ReplayActions
 from tracetui.ui.widgets.detail import DetailPane
 from tracetui.ui.widgets.header import HeaderBar
 from tracetui.ui.widgets.lane_summary import LaneSummary
@@ -44,18 +47,20 @@ MAIN_BINDINGS = [
     Binding("s", "cycle('sort')", "sort", show=False, id="sort"),
     Binding("x", "clear_filters", "clear filters", show=False, id="clear_filters"),
     Binding("escape", "clear_search", "clear search", show=False, key_display="esc", id="clear_search"),
+    *REPLAY_BINDINGS,
 ]
 
 
 class ScanProgress(Message):
     """The background index found more runs (``done`` when it finished)."""
 
-    def __init__(self, fraction: float | None, done: bool = False, error: str | None = None) -> None:
+    def __init__(self, fraction: float | None, done: bool = False, error: str | None = None,
+                 fatal: bool = False) -> None:
         super().__init__()
-        self.fraction, self.done, self.error = fraction, done, error
+        self.fraction, self.done, self.error, self.fatal = fraction, done, error, fatal
 
 
-class MainScreen(Screen):
+class MainScreen(ReplayActions, Screen):
     BINDINGS = MAIN_BINDINGS
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-normal"), (180, "-wide")]
 
@@ -69,7 +74,7 @@ class MainScreen(Screen):
         self.failed = 0
         self.events: list[dict[str, Any]] = []
         self.scanning = False
-        self._pending_seq: int | None = None
+        self._filter_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(self.source.label, id="header")
@@ -109,6 +114,9 @@ class MainScreen(Screen):
                 if now - last > 0.1:
                     last = now
                     self.post_message(ScanProgress(_fraction(progress)))
+        except TraceReadError as exc:  # no run in the file: nothing to explore
+            self.post_message(ScanProgress(None, done=True, error=str(exc), fatal=True))
+            return
         except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
             self.post_message(ScanProgress(None, done=True, error=f"indexing stopped: {exc}"))
             return
@@ -121,6 +129,9 @@ class MainScreen(Screen):
         if message.done:
             self.scanning = False
             bar.display = False
+            if message.fatal:
+                self.app.exit(return_code=2, message=Text(no_runs_report(message.error or "", self.source.problems())))
+                return
             if message.error:
                 self.notify(printable(message.error), severity="error", markup=False)
         self.refresh_runs()
@@ -137,17 +148,18 @@ class MainScreen(Screen):
         self._counted = len(entries)
         self.apply_query()
 
-    def apply_query(self, keep: RunEntry | None = None) -> None:
+    def apply_query(self) -> None:
         runs = self.query_one(RunList)
         if not self.entries:
             runs.empty_message = "indexing…" if self.scanning else self._no_runs_message()
         else:
             runs.empty_message = "no run matches — x clears filters"
         view = self.query_state.apply(self.entries)
-        runs.set_view(self.entries, view, keep=keep)
+        runs.set_view(self.entries, view)
         if not view:
             self.on_run_list_highlighted(RunList.Highlighted(None))
-        problems = len(self.source.problems())
+        problems = getattr(self.source, "problem_count", None)
+        problems = len(self.source.problems()) if problems is None else problems
         progress = "indexing…" if self.scanning else ""
         self.query_one(HeaderBar).update_counts(len(self.entries), self.failed, problems, progress)
         self.query_one(LaneSummary).update_counts(self.counts, self.query_state.lane)
@@ -171,6 +183,8 @@ class MainScreen(Screen):
                 self.events = list(self.source.load(entry).events)
             except Exception as exc:  # noqa: BLE001 - a broken run must not close the app
                 error = f"could not load this run: {exc}"
+            if self.source.runs() is not self.entries:  # loading found bad lines: the verdict changed
+                self.call_later(self.refresh_runs)
             pane = self.query_one("#run-pane")
             title = Text(f"run {printable(entry.run_id)}")
             if entry.scenario:
@@ -180,8 +194,7 @@ class MainScreen(Screen):
             title.append(f" · {entry.model_calls} model calls · {entry.tool_calls} tool calls")
             pane.border_title = title
         self.query_one(VerdictBanner).show(entry, error)
-        seq, self._pending_seq = self._pending_seq, None
-        self.query_one(SwimLanes).show_run(entry, self.events, seq)
+        self.query_one(SwimLanes).show_run(entry, self.events)
 
     def on_swim_lanes_event_selected(self, message: SwimLanes.EventSelected) -> None:
         compact = self.has_class("-narrow")
@@ -193,10 +206,21 @@ class MainScreen(Screen):
 
     @on(Input.Changed, "#filter")
     def filter_changed(self, message: Input.Changed) -> None:
-        self._set_query(text=message.value)
+        """Filter as you type; on huge files wait for a pause in typing (each pass is ~0.1 s per 200k runs)."""
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+            self._filter_timer = None
+        if len(self.entries) < 20_000:
+            self._set_query(text=message.value)
+        else:
+            self._filter_timer = self.set_timer(0.2, lambda: self._set_query(text=message.value))
 
     @on(Input.Submitted, "#filter")
-    def filter_submitted(self) -> None:
+    def filter_submitted(self, message: Input.Submitted) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        if self.query_state.text != message.value:
+            self._set_query(text=message.value)
         self.query_one(RunList).focus()
 
     def _set_query(self, **changes: Any) -> None:
@@ -270,6 +294,16 @@ class MainScreen(Screen):
         self.query_one("#filter", Input).value = ""
         self.query_state = RunQuery()
         self.apply_query()
+
+
+def no_runs_report(error: str, problems: Sequence[Any], limit: int = 5) -> str:
+    """What ``tracetui open`` prints when a file holds no run: the reason and the first bad lines."""
+    lines = [f"error: {printable(error)}"]
+    for p in list(problems)[:limit]:
+        lines.append(f"  line {p.line}: {printable(p.message)}")
+    if len(problems) > limit:
+        lines.append(f"  … {len(problems) - limit} more (tracetui check FILE lists them all)")
+    return "\n".join(lines)
 
 
 def _fraction(progress: Any) -> float | None:

@@ -35,27 +35,38 @@ def event_text(event: dict[str, Any], events: Sequence[dict[str, Any]], compact:
     outcome = str(event.get("outcome"))
     fields = [("kind", event.get("kind")), ("outcome", outcome), ("code", event.get("code")),
               ("call_id", event.get("call_id")), ("turn", event.get("turn")), ("t_ms", event.get("t_ms"))]
-    for i, (name, value) in enumerate(fields):
-        text.append(f"{name:<8}", "dim")
-        style = OUTCOME_STYLE.get(outcome, "") if name == "outcome" else "bold" if name == "kind" else ""
-        shown = "—" if value is None else printable(str(value))
-        text.append(f"{shown:<22}" if i % 3 != 2 else shown, style)
-        text.append("\n" if i % 3 == 2 else "  ")
-    text.append("summary ", "dim")
+    if compact:  # one line of fields: the summary and partners matter more on a small terminal
+        for name, value in fields:
+            if value is not None:
+                style = OUTCOME_STYLE.get(outcome, "") if name == "outcome" else ""
+                shown = printable(str(value))
+                shown = {"turn": f"turn {shown}", "t_ms": f"{shown} ms"}.get(name, shown)
+                text.append(shown, style)
+                text.append(" · ", "dim")
+        text.right_crop(3)
+        text.append("\n")
+    else:
+        for i, (name, value) in enumerate(fields):
+            text.append(f"{name:<8}", "dim")
+            style = OUTCOME_STYLE.get(outcome, "") if name == "outcome" else "bold" if name == "kind" else ""
+            shown = "—" if value is None else printable(str(value))
+            text.append(f"{shown:<22}" if i % 3 != 2 else shown, style)
+            text.append("\n" if i % 3 == 2 else "  ")
+        text.append("summary ", "dim")
     text.append(printable(str(event.get("summary") or "")) + "\n")
     for call_id, group in partners(events, event):
-        text.append("call    ", "dim")
+        text.append("call    " if not compact else "", "dim")
         text.append(printable(call_id), "bold")
-        text.append(":")
+        text.append(" ")
         for other in group:
             seq = other.get("seq")
             label = f"{cell_icon(other)} {other.get('lane')} {seq}"
+            text.append("  ")
             if other is event:
-                text.append(f" [{label}]", "reverse")
+                text.append(f"◆ {label}", "reverse")
                 continue
             action = Style(meta={"@click": f"screen.jump_to_step({int(seq)})"}) if isinstance(seq, int) else Style()
-            text.append(" ▸ ", "dim")
-            text.append(label, Style(underline=True, color="cyan") + action)
+            text.append(f"▸ {label}", Style(color="cyan") + action)
         text.append("\n")
     if compact:
         return text

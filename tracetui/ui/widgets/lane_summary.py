@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widget import Widget
@@ -51,10 +52,23 @@ class LaneSummary(Widget, can_focus=True):
     def choose(self, lane: str) -> None:
         self.post_message(self.LaneChosen(None if lane == self.active else lane))
 
-    def render(self) -> Text:
-        width = max(12, self.size.width)
+    def _grid(self) -> tuple[int, int]:
+        """(lanes per row, cells per lane) for the current width."""
+        width = max(12, self.content_region.width)
         per_row = 2 if width >= 30 else 1
-        cell_w = width // per_row
+        return per_row, width // per_row
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        per_row, cell_w = self._grid()
+        index = offset.y * per_row + min(per_row - 1, offset.x // cell_w)
+        if 0 <= offset.y and index < len(LANES):
+            self.action_pick_lane(LANES[index])
+
+    def render(self) -> Text:
+        per_row, cell_w = self._grid()
         top = max(self.counts.values()) or 1
         bar_room = max(1, cell_w - 16)
         text = Text(no_wrap=True, overflow="crop")
@@ -63,7 +77,7 @@ class LaneSummary(Widget, can_focus=True):
                 text.append("\n")
             count = self.counts.get(lane, 0)
             bar = "▇" * (max(1, round(count / top * bar_room)) if count else 0)
-            style = Style(meta={"@click": f"pick_lane({lane!r})"})
+            style = Style()
             if lane == self.active:
                 style += Style(reverse=True, bold=True)
             if self.has_focus and i == self.pick:

@@ -44,8 +44,8 @@ class RunList(ScrollView, can_focus=True, inherit_bindings=False):
     COMPONENT_CLASSES = {"run-list--cursor", "run-list--dim"}
     DEFAULT_CSS = """
     RunList { overflow-x: hidden; }
-    RunList > .run-list--cursor { background: $accent 40%; text-style: bold; }
-    RunList:focus > .run-list--cursor { background: $accent; }
+    RunList > .run-list--cursor { background: $block-cursor-blurred-background; text-style: bold; }
+    RunList:focus > .run-list--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
     RunList > .run-list--dim { color: $text-muted; }
     """
 
@@ -64,14 +64,16 @@ class RunList(ScrollView, can_focus=True, inherit_bindings=False):
         self.empty_message = "no runs"
 
     # -- data ---------------------------------------------------------------------------
-    def set_view(self, entries: Sequence[RunEntry], view: Sequence[int], keep: RunEntry | None = None) -> None:
-        """Show ``view`` (indices into ``entries``), keeping the cursor on ``keep`` when it is still there."""
-        before = self.current
-        current = keep if keep is not None else before
+    def set_view(self, entries: Sequence[RunEntry], view: Sequence[int]) -> None:
+        """Show ``view`` (indices into ``entries``), keeping the cursor on the same run when it is still shown.
+
+        Runs are tracked by index: a source only appends entries or replaces one in place.
+        """
+        before_index, before = self.current_index, self.current
         self.entries, self.view = entries, view
         cursor = 0
-        if current is not None and view:
-            cursor = self._position_of(current, fallback=min(self.cursor, len(view) - 1))
+        if before_index is not None and view:
+            cursor = max(0, self._position_of(before_index, fallback=-1))
         self.virtual_size = Size(self.size.width, len(view))
         self.cursor = cursor
         self._scroll_to_cursor()
@@ -79,27 +81,29 @@ class RunList(ScrollView, can_focus=True, inherit_bindings=False):
         if self.current is not before:
             self.post_message(self.Highlighted(self.current))
 
-    def _position_of(self, entry: RunEntry, fallback: int) -> int:
-        if fallback < len(self.view) and self.entries[self.view[fallback]] is entry:
+    def _position_of(self, index: int, fallback: int) -> int:
+        view = self.view
+        if 0 <= fallback < len(view) and view[fallback] == index:
             return fallback
-        if isinstance(self.view, range):
-            try:
-                return self.view.index(self.entries.index(entry))
-            except ValueError:
-                return fallback
-        for pos, i in enumerate(self.view):
-            if self.entries[i] is entry:
-                return pos
-        return fallback
+        if isinstance(view, range):
+            return index if index < len(view) else fallback
+        try:
+            return view.index(index)  # type: ignore[attr-defined]
+        except ValueError:
+            return fallback
+
+    @property
+    def current_index(self) -> int | None:
+        return self.view[self.cursor] if 0 <= self.cursor < len(self.view) else None
 
     @property
     def current(self) -> RunEntry | None:
-        if 0 <= self.cursor < len(self.view):
-            return self.entries[self.view[self.cursor]]
-        return None
+        index = self.current_index
+        return None if index is None else self.entries[index]
 
-    def select_entry(self, entry: RunEntry) -> bool:
-        pos = self._position_of(entry, fallback=-1)
+    def select_index(self, index: int) -> bool:
+        """Put the cursor on ``entries[index]`` if the view shows it."""
+        pos = self._position_of(index, fallback=-1)
         if pos < 0:
             return False
         self._move(pos)
@@ -158,7 +162,7 @@ class RunList(ScrollView, can_focus=True, inherit_bindings=False):
     @staticmethod
     def columns(width: int) -> tuple[bool, bool, bool, bool]:
         """Which optional columns fit: (lane, status, counts, scenario)."""
-        return width >= 28, width >= 44, width >= 52, width >= 70
+        return width >= 28, width >= 60, width >= 40, width >= 90
 
     def row_segments(self, entry: RunEntry, width: int, style: Style, selected: bool) -> list[Segment]:
         show_lane, show_status, show_counts, show_scenario = self.columns(width)

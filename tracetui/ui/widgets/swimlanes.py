@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from rich.cells import set_cell_size
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -28,7 +28,7 @@ OUTCOME_STYLES = {OK: Style(color="green", dim=True), RECOVERED: Style(color="#f
 DECIDING = Style(color="bright_white", bgcolor="red", bold=True)
 DIM = Style(dim=True)
 MARK = Style(color="red", bold=True)
-CURSOR = Style(reverse=True)
+CURSOR = Style(bgcolor="grey35", bold=True, underline=True)
 
 
 class SwimLanes(ScrollView, can_focus=True, inherit_bindings=False):
@@ -87,14 +87,18 @@ class SwimLanes(ScrollView, can_focus=True, inherit_bindings=False):
 
     def _changed(self) -> None:
         self._rows = self._build_rows()
+        self._scroll_to_cursor()
+        self.call_after_refresh(self._scroll_to_cursor)  # the new virtual size applies after layout
+        self.refresh()
+        self.post_message(self.EventSelected(self.current))
+
+    def _scroll_to_cursor(self) -> None:
         left = self.cursor * COL_W
         visible = max(COL_W, self.scrollable_content_region.width - LABEL_W)
         if left < self.scroll_x:
             self.scroll_to(x=left, animate=False, immediate=True)
         elif left + COL_W > self.scroll_x + visible:
             self.scroll_to(x=left + COL_W - visible, animate=False, immediate=True)
-        self.refresh()
-        self.post_message(self.EventSelected(self.current))
 
     def on_click(self, event: events.Click) -> None:
         x = event.x + round(self.scroll_x) - LABEL_W
@@ -125,12 +129,15 @@ class SwimLanes(ScrollView, can_focus=True, inherit_bindings=False):
                 marked = lane == ff_lane and seq == ff_seq
                 label = f"{cell_icon(event)} {cell_label(event)}"
                 if marked:
-                    label = set_cell_size(label, COL_W - 3) + "◀"
+                    label = (f"{label} ◀" if cell_len(label) + 2 <= COL_W - 1
+                             else set_cell_size(label, COL_W - 2) + "◀")
                 style = DECIDING if marked else OUTCOME_STYLES.get(event.get("outcome"), Style())
                 if seq == decided and not marked and event.get("outcome") == FAILED:
                     style = MARK
                 cell = set_cell_size(label, COL_W - 1)
-                segs.append(Segment(cell, style + CURSOR if i == self.cursor else style))
+                if i == self.cursor:  # the deciding failure keeps its red under the cursor
+                    style = CURSOR + style if marked else style + CURSOR
+                segs.append(Segment(cell, style))
                 segs.append(Segment(" "))
             tail = ""
             if lane == ff_lane:

@@ -24,9 +24,10 @@ class VerdictBanner(Static):
         line, reason = headline(entry)
         style = "bold red" if entry.first_failure else ("bold yellow" if entry.recovered or not entry.complete
                                                         else "bold green")
-        text = Text(printable(line), style=style)
+        text = Text()
+        text.append(printable(line), style)
         if reason:
-            text.append("\n  " + printable(reason), "default")
+            text.append("\n  " + printable(reason))
         if error:
             text.append("\n  " + printable(error), "yellow")
         self.plain = text.plain

@@ -1,0 +1,98 @@
+"""The main screen's edit-and-re-run and write actions (issue: counterfactual replay).
+
+Kept apart from the main screen's navigation so each stays small. The re-run
+itself is the core's ``tracetui.replay.replay`` on a worker thread; the result
+comes back as a message and opens the compare screen.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.binding import Binding
+from textual.message import Message
+
+from tracetui.replay.edit import event_path
+from tracetui.replay.pointer import EditError
+from tracetui.replay.replay import ReplayOutcome, replay
+from tracetui.replay.save import save_records
+from tracetui.trace.reader import RunData
+from tracetui.trace.safe_text import printable
+from tracetui.trace.source import RunEntry
+from tracetui.ui.screens.compare import CompareScreen
+from tracetui.ui.screens.edit import EditScreen
+from tracetui.ui.widgets.run_list import RunList
+from tracetui.ui.widgets.swimlanes import SwimLanes
+
+REPLAY_BINDINGS = [
+    Binding("e", "edit", "edit & re-run", id="edit"),
+    Binding("w", "write_run", "write run", show=False, id="write"),
+]
+
+
+class Replayed(Message):
+    def __init__(self, outcome: ReplayOutcome, original_path: str | None) -> None:
+        super().__init__()
+        self.outcome, self.original_path = outcome, original_path
+
+
+class ReplayActions:
+    """Mixed into :class:`~tracetui.ui.screens.main.MainScreen`."""
+
+    def _selected(self) -> tuple[RunEntry, RunData] | None:
+        entry = self.query_one(RunList).current  # type: ignore[attr-defined]
+        if entry is None:
+            self.notify("no run selected", timeout=2)  # type: ignore[attr-defined]
+            return None
+        try:
+            return entry, self.source.load(entry)  # type: ignore[attr-defined]
+        except Exception as exc:  # noqa: BLE001 - shown, never a traceback
+            self.notify(f"could not load this run: {printable(str(exc))}", severity="error")  # type: ignore[attr-defined]
+            return None
+
+    def source_path(self, entry: RunEntry) -> str | None:
+        paths = getattr(self.source, "paths", None)  # type: ignore[attr-defined]
+        if paths and entry.source < len(paths):
+            return str(paths[entry.source])
+        label = getattr(self.source, "label", "")  # type: ignore[attr-defined]
+        return label if label and Path(label).is_file() else None
+
+    def action_edit(self) -> None:
+        """Edit one field of the selected run (the field behind the selected event) and re-run it."""
+        selected = self._selected()
+        if selected is None:
+            return
+        entry, run = selected
+        event = self.query_one(SwimLanes).current  # type: ignore[attr-defined]
+        path = (event_path(event, run) if event else None) or "/inputs/user_input"
+        what = f"edit run {entry.run_id}" + (f" · event {event.get('seq')} · {event.get('lane')}" if event else "")
+        original = self.source_path(entry)
+        self.app.push_screen(EditScreen(run, path, what),  # type: ignore[attr-defined]
+                             lambda result: self.rerun(run, result, original) if result else None)
+
+    @work(thread=True, exclusive=True, group="replay")
+    def rerun(self, run: RunData, edit: tuple[str, Any], original: str | None) -> None:
+        try:
+            outcome = replay(run, [edit])
+        except EditError as exc:
+            self.app.call_from_thread(self.notify, printable(str(exc)), severity="error")  # type: ignore[attr-defined]
+            return
+        self.post_message(Replayed(outcome, original))  # type: ignore[attr-defined]
+
+    def on_replayed(self, message: Replayed) -> None:
+        self.app.push_screen(CompareScreen(message.outcome, message.original_path))  # type: ignore[attr-defined]
+
+    def action_write_run(self) -> None:
+        """Write the selected run, alone, to a new file beside the original."""
+        selected = self._selected()
+        if selected is None:
+            return
+        entry, run = selected
+        records = [r for r in (run.run, *run.events, run.summary) if r is not None]
+        try:
+            path = save_records(records, self.source_path(entry), entry.run_id)
+        except OSError as exc:
+            self.notify(f"could not write: {printable(exc.strerror or str(exc))}", severity="error")  # type: ignore[attr-defined]
+            return
+        self.notify(f"wrote run {printable(entry.run_id)} to {printable(str(path))}")  # type: ignore[attr-defined]
