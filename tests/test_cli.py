@@ -163,3 +163,15 @@ def test_scenarios_and_schema(cli):
     assert "cross_tenant" in r.output and "sliding_window" in r.output and "vendor" in r.output
     schema = json.loads(cli("schema").output)
     assert schema["$defs"]["event"]["properties"]["lane"]["enum"][0] == "http"
+
+
+def test_odd_field_types_in_a_trace_do_not_crash(tmp_path):
+    from tracetui.trace.reader import read_trace
+    from tracetui.trace.source import entry_from_run
+
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(b'{"rec":"run","run_id":"r","inputs":"not an object"}\n'
+                     b'{"rec":"event","run_id":"r","seq":1,"lane":"http","outcome":"failed","code":"x","summary":"s"}\n'
+                     b'{"rec":"summary","run_id":"r","status":7,"metrics":{"model_calls":"many"},"first_failure":"?"}\n')
+    entry = entry_from_run(read_trace(path).runs["r"])
+    assert (entry.scenario, entry.model_calls, entry.status, entry.failing_lane) == (None, 0, "x", "http")

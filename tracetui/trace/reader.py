@@ -53,7 +53,11 @@ class RunData:
         """Status and first failing boundary; derived from events when the summary is missing."""
         if self.summary is not None:
             failure = self.summary.get("first_failure")
-            status = self.summary.get("status") or verdict_status(failure)
+            if not isinstance(failure, dict) or not isinstance(failure.get("lane"), str):
+                failure = first_failure(self.events) if failure is not None else None
+            status = self.summary.get("status")
+            if not isinstance(status, str) or not status:
+                status = verdict_status(failure)
         else:
             failure = first_failure(self.events)
             status = verdict_status(failure) if failure else "incomplete"

@@ -34,16 +34,27 @@ class RunEntry:
         return self.first_failure.get("lane") if self.first_failure else None
 
 
+def _count(metrics: dict[str, Any], key: str) -> int:
+    value = metrics.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _name(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def entry_from_run(data: RunData, source: int = 0) -> RunEntry:
+    """The run-list row for a parsed run; tolerant of odd field types (trace content is untrusted)."""
     verdict = data.verdict()
-    inputs = data.inputs or {}
-    metrics = (data.summary or {}).get("metrics") or {}
+    inputs = data.inputs if isinstance(data.inputs, dict) else {}
+    metrics = (data.summary or {}).get("metrics")
+    metrics = metrics if isinstance(metrics, dict) else {}
     return RunEntry(
-        run_id=data.run_id, source=source, scenario=inputs.get("scenario"), ablation=inputs.get("ablation"),
-        status=verdict["status"], ready=verdict["ready"], complete=verdict["complete"],
-        first_failure=verdict["first_failure"],
-        model_calls=int(metrics.get("model_calls", 0) or 0), tool_calls=int(metrics.get("tool_calls", 0) or 0),
-        recovered=int(metrics.get("recovered", 0) or 0) if metrics else sum(
+        run_id=data.run_id, source=source, scenario=_name(inputs.get("scenario")),
+        ablation=_name(inputs.get("ablation")), status=str(verdict["status"]), ready=verdict["ready"],
+        complete=verdict["complete"], first_failure=verdict["first_failure"],
+        model_calls=_count(metrics, "model_calls"), tool_calls=_count(metrics, "tool_calls"),
+        recovered=_count(metrics, "recovered") if metrics else sum(
             1 for e in data.events if e.get("outcome") == "recovered"),
         events=len(data.events),
     )
