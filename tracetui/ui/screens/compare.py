@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tracetui.replay.pointer import EditError
 from tracetui.replay.replay import EventChange, ReplayOutcome, replay_further
@@ -51,13 +51,22 @@ def change_line(change: EventChange) -> Text:
     return Text.assemble(marker, (f"{change.seq:>3}  ", "dim"), before, (" → ", "dim"), side(change.after))
 
 
+def key_hints(bindings: list[Binding]) -> Text:
+    """One line of keys. A Footer builds a widget per key: about a third of this screen's cost to draw."""
+    line = Text()
+    for b in bindings:
+        line.append(f" {b.key_display or b.key} ", "bold #ffaf00")
+        line.append(f"{b.description} ")
+    return line
+
+
 class CompareScreen(Screen[None]):
     """Original on the left, edited on the right; the differing events below."""
 
     CSS_PATH = "../styles/replay.tcss"
 
     BINDINGS = [
-        Binding("escape", "back", "back to original", id="compare.back"),
+        Binding("escape", "back", "back to original", key_display="esc", id="compare.back"),
         Binding("e", "edit_again", "edit again", id="compare.edit"),
         Binding("w", "write", "write edited run", id="compare.write"),
     ]
@@ -79,7 +88,7 @@ class CompareScreen(Screen[None]):
         yield Static(id="compare-summary")
         with VerticalScroll(id="compare-changes"):
             yield Static(id="compare-list")
-        yield Footer()
+        yield Static(key_hints(self.BINDINGS), id="compare-keys")
 
     def on_mount(self) -> None:
         self.show_outcome()
