@@ -7,13 +7,43 @@ import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable
 
+import re
+
 import orjson
 
 from tracetui.trace.redact import redact_line
 
+#: The line's opening keys, up to the end of the run id string.
+_HEAD = re.compile(rb'\{"rec":"[a-z]+","run_id":"(?:[^"\\]|\\.)*"')
+_MEMO_MAX_ENTRIES = 4096
+_MEMO_MAX_LINE = 8192
+_memo: dict[bytes, bytes] = {}
+
 
 def encode_record(record: dict[str, Any]) -> bytes:
-    return redact_line(orjson.dumps(record)) + b"\n"
+    """One redacted JSONL line.
+
+    Redaction costs one regex pass per line, the largest part of writing a trace.
+    Lines of runs of the same scenario repeat byte for byte after the run id, and a
+    run's lines share their opening, so both parts are memoised by their bytes
+    (redaction is a pure function of them, and no match can cross the closing quote
+    of the run id).
+    """
+    raw = orjson.dumps(record)
+    head = _HEAD.match(raw)
+    if head is None or len(raw) > _MEMO_MAX_LINE:
+        return redact_line(raw) + b"\n"
+    return _redacted(raw[:head.end()]) + _redacted(raw[head.end():]) + b"\n"
+
+
+def _redacted(part: bytes) -> bytes:
+    redacted = _memo.get(part)
+    if redacted is None:
+        redacted = redact_line(part)
+        if len(_memo) >= _MEMO_MAX_ENTRIES:
+            _memo.clear()
+        _memo[part] = redacted
+    return redacted
 
 
 def write_records(out: BinaryIO, records: Iterable[dict[str, Any]]) -> int:
