@@ -529,13 +529,7 @@ class IndexedSource:
                 if not data.first_line:
                     data.first_line = f.num[i]
                     data.run_id = obj["run_id"]
-                rec = obj["rec"]
-                if rec == "run":
-                    data.run = obj
-                elif rec == "event":
-                    data.events.append(obj)
-                else:
-                    data.summary = obj
+                data.add(obj)
             i = f.nxt[i]
         return data
 

@@ -41,6 +41,16 @@ class RunData:
     summary: dict[str, Any] | None = None
     first_line: int = 0
 
+    def add(self, record: dict[str, Any]) -> None:
+        """File a parsed record under this run by its kind."""
+        kind = record["rec"]
+        if kind == "run":
+            self.run = record
+        elif kind == "event":
+            self.events.append(record)
+        else:
+            self.summary = record
+
     @property
     def complete(self) -> bool:
         return self.summary is not None
@@ -137,13 +147,7 @@ def read_trace(path: str | os.PathLike[str]) -> TraceFile:
         run = runs.get(obj["run_id"])
         if run is None:
             run = runs[obj["run_id"]] = RunData(obj["run_id"], first_line=number)
-        rec = obj["rec"]
-        if rec == "run":
-            run.run = obj
-        elif rec == "event":
-            run.events.append(obj)
-        else:
-            run.summary = obj
+        run.add(obj)
     if not runs:
         detail = "it is empty" if p.stat().st_size == 0 else "no line is a trace record"
         raise TraceReadError(f"{path}: no runs found ({detail})")

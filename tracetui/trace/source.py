@@ -91,13 +91,8 @@ class MemorySource:
 
 def run_data_from_records(records: list[dict[str, Any]]) -> RunData:
     data = RunData(records[0]["run_id"])
-    for rec in records:
-        if rec["rec"] == "run":
-            data.run = rec
-        elif rec["rec"] == "event":
-            data.events.append(rec)
-        else:
-            data.summary = rec
+    for record in records:
+        data.add(record)
     return data
 
 
