@@ -138,3 +138,14 @@ def test_cli_replay_json_and_errors(root):
     assert r.exit_code == 2 and "no such file" in r.output
     r = CliRunner().invoke(main, ["replay", src, "--run", "cross_tenant"])
     assert r.exit_code == 1
+
+
+def test_editable_paths_cover_inputs_and_responses(scenarios):
+    from tracetui.replay.edit import editable_paths
+
+    paths = editable_paths(scenarios.runs["cross_tenant"])
+    for path in ("/inputs/principal/tenant", "/inputs/budgets/max_calls", "/inputs/tool_data/orders/o-2/tenant",
+                 "/inputs/tools/0/parameters/properties/order_id/pattern", "/responses/0/status",
+                 "/responses/0/body/output/0/arguments"):
+        assert path in paths
+    assert all(current_value(scenarios.runs["cross_tenant"], p)[1] for p in paths)

@@ -167,3 +167,23 @@ def test_edit_dialog_snapshot(snap_compare, scenarios_file):
 
     source = IndexedSource([scenarios_file], label="scenarios.jsonl")
     assert snap_compare(TraceApp(source), terminal_size=(120, 30), run_before=run_before)
+
+
+async def test_the_path_box_completes_editable_paths(scenarios_file):
+    app = TraceApp(open_source([scenarios_file]))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_run(pilot, "single")
+        await pilot.press("e")
+        await pilot.pause()
+        box = app.screen.query_one("#edit-path")
+        box.value = ""
+        box.focus()
+        await pilot.press(*"/inputs/bu")
+        await pilot.pause(0.1)
+        await pilot.press("right")  # accept the suggestion
+        await pilot.pause()
+        assert box.value == "/inputs/budgets"
+        await pilot.press(*"/max_c", "right", "enter")
+        await pilot.pause()
+        assert box.value == "/inputs/budgets/max_calls"
+        assert "current (int) 4" in str(app.screen.query_one("#edit-current").render())

@@ -9,6 +9,12 @@ The API key lives only here: it is added to the outgoing headers, which no trace
 records, and scrubbed from anything the server echoes back. Waiting between
 retries is the one real sleep; the loop decides how long (in logical time) and
 calls :meth:`HttpTransport.wait`, and tests inject a no-op ``sleep``.
+
+A streamed exchange can also be *watched*: with ``on_text``, each text delta is
+handed over as soon as its event is read, folded by that API's own stream folder
+(so tool-call arguments, which the folders never show, are never passed on).
+Watching is display only: the recorded events, and so the trace, are the same
+with or without it, and the loop still assembles the turn from those events.
 """
 from __future__ import annotations
 
@@ -21,8 +27,11 @@ import httpx
 import orjson
 
 from tracetui.loop.loop import HEADERS_KEPT
-from tracetui.providers.anthropic import API_VERSION
+from tracetui.loop.stream import EventFolder, StreamAssembler
+from tracetui.providers.anthropic import API_VERSION, AnthropicStreamAssembler
 from tracetui.providers.base import Exchange, HttpRequest
+from tracetui.providers.gemini import GeminiStreamAssembler
+from tracetui.providers.openai_chat import ChatStreamAssembler
 from tracetui.providers.sse import SSEParser
 
 KEY_ENV = {"openai-responses": "OPENAI_API_KEY", "openai-chat": "OPENAI_API_KEY",
@@ -31,6 +40,11 @@ KEY_ENV = {"openai-responses": "OPENAI_API_KEY", "openai-chat": "OPENAI_API_KEY"
 KEPT = (*HEADERS_KEPT, "x-ratelimit-remaining-requests", "x-ratelimit-remaining-tokens",
         "x-ratelimit-reset-requests", "anthropic-ratelimit-tokens-remaining")
 REDACTED = "<redacted>"
+#: each API's stream folder: the same rules the adapters assemble with decide what text may be shown
+FOLDERS: dict[str, Callable[[], EventFolder]] = {
+    "openai-responses": StreamAssembler, "openai-chat": ChatStreamAssembler,
+    "anthropic": AnthropicStreamAssembler, "gemini": GeminiStreamAssembler,
+}
 
 
 class _Deadline(Exception):
@@ -60,17 +74,58 @@ def is_loopback(url: str) -> bool:
         return False
 
 
+class _TextFeed:
+    """Folds events as they are read and passes on each text delta; best effort, never in the way.
+
+    A stream the folder rejects (an error event, broken order) or a display that
+    fails (stderr closed) just ends the display for this exchange: the recording
+    goes on untouched, and the loop reports the stream's problem from the events.
+    """
+
+    def __init__(self, folder: EventFolder, on_text: Callable[[str], None], secret: str | None):
+        self.folder: EventFolder | None = folder
+        self.on_text = on_text
+        self.secret = secret
+        self.count = 0  # deltas passed on
+
+    def __call__(self, events: list[dict[str, Any]]) -> None:
+        for event in events:
+            if self.folder is None:
+                return
+            try:
+                before = len(self.folder.shown)  # every delta, even several in one event (Gemini parts)
+                self.folder.feed(event)
+                for delta in self.folder.shown[before:]:
+                    if delta:
+                        if self.secret and self.secret in delta:
+                            delta = delta.replace(self.secret, REDACTED)
+                        self.on_text(delta)
+                        self.count += 1
+            except Exception:  # noqa: BLE001 - the display must never change what is recorded
+                self.folder = None
+
+
 class HttpTransport:
     """A :class:`~tracetui.providers.base.Transport` over an httpx client.
 
     ``exchanges`` keeps every attempt, in order, so the run can be recorded as a
     cassette and replayed offline.
+
+    ``on_text(delta)``, if given, receives the model's text deltas of each streamed
+    (SSE, status 200) exchange while it is being read, in order; tool-call
+    arguments never. ``on_stream_end(exchange)``, if given, is called after each
+    streamed exchange in which at least one delta was passed on (to end the line,
+    say, or mark a cut stream); it sees the exchange as recorded.
     """
 
     def __init__(self, provider: str, api_key: str | None, *, sleep: Callable[[float], None] = time.sleep,
                  client: httpx.Client | None = None, clock: Callable[[], float] = time.monotonic,
-                 trust_env: bool = True):
+                 trust_env: bool = True, on_text: Callable[[str], None] | None = None,
+                 on_stream_end: Callable[[Exchange], None] | None = None):
         self._auth = auth_headers(provider, api_key)
+        self._folder = FOLDERS.get(provider)
+        self.on_text = on_text
+        self.on_stream_end = on_stream_end
         self._secret = api_key or None
         self.sleep = sleep
         self.clock = clock
@@ -87,13 +142,20 @@ class HttpTransport:
         self.client.close()
 
     def send(self, request: HttpRequest) -> Exchange:
-        exchange = self._send(request)
+        feed = _TextFeed(self._folder(), self.on_text, self._secret) \
+            if self.on_text is not None and self._folder is not None and request.stream else None
+        exchange = self._send(request, feed)
         if self._secret:
             exchange = _scrubbed(exchange, self._secret)
         self.exchanges.append(exchange)
+        if feed is not None and feed.count and self.on_stream_end is not None:
+            try:
+                self.on_stream_end(exchange)
+            except Exception:  # noqa: BLE001 - as for on_text: display only
+                pass
         return exchange
 
-    def _send(self, request: HttpRequest) -> Exchange:
+    def _send(self, request: HttpRequest, feed: _TextFeed | None = None) -> Exchange:
         headers = {**request.headers, **self._auth,
                    "accept": "text/event-stream" if request.stream else "application/json"}
         seconds = request.timeout_ms / 1000
@@ -117,10 +179,16 @@ class HttpTransport:
                     events = []
                     parser = SSEParser()
                     for chunk in response.iter_bytes():
-                        events.extend(parser.feed(chunk))
+                        arrived = parser.feed(chunk)
+                        events.extend(arrived)  # recorded first; the display only reads them
+                        if feed is not None and arrived:
+                            feed(arrived)
                         if self.clock() > deadline:
                             raise _Deadline
-                    events.extend(parser.close())
+                    arrived = parser.close()
+                    events.extend(arrived)
+                    if feed is not None and arrived:
+                        feed(arrived)
                     return Exchange(status, kept, None, elapsed(), events=events)
                 data = bytearray()
                 for chunk in response.iter_bytes():

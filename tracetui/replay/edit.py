@@ -75,6 +75,28 @@ def _output_index(run: RunData, exchange: int, call_id: str) -> int | None:
     return None
 
 
+def editable_paths(run: RunData, limit: int = 5000) -> list[str]:
+    """Every field a user can edit, as JSON Pointers, in document order (for completion)."""
+    out: list[str] = []
+
+    def walk(node: Any, path: list[str | int]) -> None:
+        if len(out) >= limit:
+            return
+        if path:
+            out.append(format_pointer(path))
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, [*path, key])
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, [*path, i])
+
+    doc = editable_document(run)
+    walk({"inputs": {k: v for k, v in doc["inputs"].items() if k not in (OVERRIDES, "edits")},
+          "responses": doc["responses"]}, [])
+    return out
+
+
 def _type_name(value: Any) -> str:
     return {bool: "true or false", int: "a whole number", float: "a number", str: "a string", list: "a JSON list",
             dict: "a JSON object", type(None): "null"}.get(type(value), type(value).__name__)

@@ -15,9 +15,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
+from textual.suggester import SuggestFromList
 from textual.widgets import Input, Label, Static
 
-from tracetui.replay.edit import current_value, edited_inputs, parse_value
+from tracetui.replay.edit import current_value, editable_paths, edited_inputs, parse_value
 from tracetui.replay.pointer import EditError
 from tracetui.trace.reader import RunData
 from tracetui.trace.safe_text import printable
@@ -46,8 +47,9 @@ class EditScreen(ModalScreen[tuple[str, Any] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="edit-box"):
             yield Label(Text(printable(self.title_text or f"edit run {self.run.run_id}")), id="edit-title")
-            yield Label("path (JSON Pointer into {inputs, responses})", classes="edit-label")
-            yield Input(self.initial_path, id="edit-path")
+            yield Label("path (JSON Pointer into {inputs, responses}; → completes)", classes="edit-label")
+            yield Input(self.initial_path, id="edit-path",
+                        suggester=SuggestFromList(editable_paths(self.run), case_sensitive=True))
             yield Static("", id="edit-current")
             yield Label("new value", classes="edit-label")
             yield Input("", id="edit-value")
