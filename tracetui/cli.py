@@ -96,6 +96,9 @@ def _load_responses(path: str) -> list[Any]:
               help="API shape: openai-responses, openai-chat, anthropic or gemini.")
 @click.option("--model", default=None, help="Model name (required with --base-url).")
 @click.option("--stream", is_flag=True, help="With --base-url: ask for server-sent events.")
+@click.option("--show-stream/--no-show-stream", default=None,
+              help="With --stream: write the model's text to stderr as it arrives (tool arguments never). "
+                   "Default: on when stderr is a terminal. The trace is the same either way.")
 @click.option("--prompt", default=None, help="The user's question (default: the status of order o-1).")
 @click.option("--api-key-env", default=None, metavar="NAME",
               help="Environment variable holding the API key (default: OPENAI_API_KEY, ANTHROPIC_API_KEY "
@@ -110,13 +113,14 @@ def _load_responses(path: str) -> list[Any]:
               help="Run id in the trace (default: the responses file's name, or http-PROVIDER).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Trace file to write (atomically). Default: standard output.")
-def run(responses_file, base_url, provider, model, stream, prompt, api_key_env, timeout_ms, max_retries,
-        max_turns, max_calls, run_id, output) -> None:
+def run(responses_file, base_url, provider, model, stream, show_stream, prompt, api_key_env, timeout_ms,
+        max_retries, max_turns, max_calls, run_id, output) -> None:
     """Run the loop over recorded responses (--responses) or a real endpoint (--base-url); write the trace.
 
     \b
     A live run records every exchange in the trace (inputs.responses), so
-    `tracetui replay` re-runs it offline.
+    `tracetui replay` re-runs it offline. With --stream at a terminal, the
+    model's text is shown on stderr as it arrives (see --show-stream).
     """
     from tracetui.providers.registry import ADAPTERS
 
@@ -125,7 +129,8 @@ def run(responses_file, base_url, provider, model, stream, prompt, api_key_env, 
     if (responses_file is None) == (base_url is None):
         raise click.UsageError("give either --responses FILE or --base-url URL")
     if responses_file is not None:
-        live_only = [n for n, v in (("--stream", stream), ("--api-key-env", api_key_env), ("--timeout-ms", timeout_ms),
+        live_only = [n for n, v in (("--stream", stream), ("--show-stream", show_stream),
+                                    ("--api-key-env", api_key_env), ("--timeout-ms", timeout_ms),
                                     ("--max-retries", max_retries), ("--model", model)) if v]
         if live_only:
             raise click.UsageError(f"{', '.join(live_only)} only apply with --base-url")
@@ -136,20 +141,24 @@ def run(responses_file, base_url, provider, model, stream, prompt, api_key_env, 
         inputs = responses_inputs(responses, provider, max_turns, max_calls, user_input=prompt or RECORDED_QUESTION)
         result = run_inputs(run_id or Path(responses_file).stem, inputs)
     else:
+        if show_stream and not stream:
+            raise click.UsageError("--show-stream needs --stream")
+        if show_stream is None:  # watching is for people: on at a terminal, off in pipes and CI logs
+            show_stream = stream and sys.stderr.isatty()
         result = _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms, max_retries,
-                           max_turns, max_calls, run_id)
+                           max_turns, max_calls, run_id, show_stream=show_stream)
     _emit(iter(result.records), output)
     click.echo(_verdict_line(result.summary), err=True)
     sys.exit(0 if result.summary["ready"] else 1)
 
 
 def _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms, max_retries, max_turns,
-              max_calls, run_id):
+              max_calls, run_id, show_stream=False):
     import os
     from urllib.parse import urlsplit
 
     from tracetui.providers.http_transport import KEY_ENV, HttpTransport, is_loopback
-    from tracetui.providers.live import http_inputs, run_http
+    from tracetui.providers.live import TextEcho, http_inputs, run_http
 
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -166,7 +175,10 @@ def _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms
                                    f"with --api-key-env")
     inputs = http_inputs(provider, model, base_url, prompt=prompt, stream=stream, timeout_ms=timeout_ms,
                          max_retries=max_retries, max_turns=max_turns, max_calls=max_calls, api_key_env=env)
-    transport = HttpTransport(provider, key, trust_env=not is_loopback(base_url))
+    # the echo only reads the stream: the exchanges recorded, hence the trace, do not depend on it
+    echo = TextEcho(sys.stderr) if show_stream else None
+    transport = HttpTransport(provider, key, trust_env=not is_loopback(base_url),
+                              on_text=echo.text if echo else None, on_stream_end=echo.end if echo else None)
     try:
         return run_http(run_id or f"http-{provider}", inputs, transport)
     finally:

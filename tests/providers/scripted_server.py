@@ -4,6 +4,12 @@ Each request takes the next :class:`Reply` in the script. Replies can be JSON,
 text (an HTML error page), a server-sent event stream (optionally cut in the
 middle by closing the socket mid-chunk), or come too late for the client's
 timeout. Every request is recorded (path, headers, JSON body) for assertions.
+
+A stream can also be paced: with ``pause_after=n`` the server sends events
+``0..n``, then waits for the test to set ``resume`` before sending the rest, so a
+test can prove the client acted on the first events while the rest were unsent.
+The wait is bounded (``PAUSE_LIMIT``); ``Reply.resumed`` says whether it was
+released in time, and ``Reply.sent`` counts the events sent (or being sent) so far.
 """
 from __future__ import annotations
 
@@ -15,6 +21,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+PAUSE_LIMIT = 2.0  # seconds a paused stream waits for its release before going on anyway (and failing the test)
+
 
 @dataclass
 class Reply:
@@ -24,6 +32,10 @@ class Reply:
     events: list[Any] | None = None  # SSE: dicts become `data: {json}`, strings are sent as data verbatim
     cut_after: int | None = None  # close the socket mid-event after this many events
     delay: float = 0.0  # seconds before the status line
+    pause_after: int | None = None  # after sending this event (0-based), wait for ``resume``
+    resume: threading.Event = field(default_factory=threading.Event)
+    resumed: bool | None = None  # set by the server: was the pause released before PAUSE_LIMIT?
+    sent: int = 0  # events the server has started to write
 
 
 class ScriptedServer:
@@ -89,8 +101,11 @@ class ScriptedServer:
                     handler.wfile.flush()
                     handler.connection.shutdown(socket.SHUT_RDWR)
                     return
+                reply.sent = n + 1  # counted before it goes out, so a client that saw it never reads a stale count
                 handler.wfile.write(f"{len(frame):x}\r\n".encode() + frame + b"\r\n")
                 handler.wfile.flush()
+                if n == reply.pause_after:
+                    reply.resumed = reply.resume.wait(PAUSE_LIMIT)
             handler.wfile.write(b"0\r\n\r\n")
             return
         if isinstance(reply.body, (dict, list)):

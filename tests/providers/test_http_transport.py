@@ -153,3 +153,18 @@ def test_cli_responses_with_live_only_options_is_refused(tmp_path):
     f.write_text("[{}]")
     res = CliRunner().invoke(main, ["run", "--responses", str(f), "--stream"])
     assert res.exit_code == 2 and "--stream only apply with --base-url" in res.output
+
+
+@pytest.mark.parametrize("placeholder", ["x", "EMPTY", "ollama"])
+def test_a_placeholder_key_does_not_corrupt_the_recording(placeholder):
+    from tracetui.providers.base import HttpRequest
+
+    body = {"object": "response", "status": "completed", "index": 1, "output": [
+        {"type": "message", "status": "completed", "content": [{"type": "output_text", "text": "x marks EMPTY ollama"}]}]}
+    with ScriptedServer([Reply(body=body)]) as server:
+        transport = HttpTransport("openai-responses", placeholder, trust_env=False)
+        try:
+            exchange = transport.send(HttpRequest("POST", server.url + "/v1/responses", {}, {"input": []}, 2000))
+        finally:
+            transport.close()
+    assert exchange.body == body

@@ -40,6 +40,7 @@ KEY_ENV = {"openai-responses": "OPENAI_API_KEY", "openai-chat": "OPENAI_API_KEY"
 KEPT = (*HEADERS_KEPT, "x-ratelimit-remaining-requests", "x-ratelimit-remaining-tokens",
         "x-ratelimit-reset-requests", "anthropic-ratelimit-tokens-remaining")
 REDACTED = "<redacted>"
+MIN_SECRET_CHARS = 12
 #: each API's stream folder: the same rules the adapters assemble with decide what text may be shown
 FOLDERS: dict[str, Callable[[], EventFolder]] = {
     "openai-responses": StreamAssembler, "openai-chat": ChatStreamAssembler,
@@ -123,10 +124,12 @@ class HttpTransport:
                  trust_env: bool = True, on_text: Callable[[str], None] | None = None,
                  on_stream_end: Callable[[Exchange], None] | None = None):
         self._auth = auth_headers(provider, api_key)
-        self._folder = FOLDERS.get(provider)
+        self._new_folder = FOLDERS.get(provider)
         self.on_text = on_text
         self.on_stream_end = on_stream_end
-        self._secret = api_key or None
+        # A placeholder key such as "EMPTY" or "ollama" (local servers) is no secret, and scrubbing
+        # so short a string would corrupt the recorded bodies; real keys are far longer.
+        self._secret = api_key if api_key and len(api_key) >= MIN_SECRET_CHARS else None
         self.sleep = sleep
         self.clock = clock
         # proxies from the environment are never right for a server on this machine
@@ -142,8 +145,8 @@ class HttpTransport:
         self.client.close()
 
     def send(self, request: HttpRequest) -> Exchange:
-        feed = _TextFeed(self._folder(), self.on_text, self._secret) \
-            if self.on_text is not None and self._folder is not None and request.stream else None
+        feed = _TextFeed(self._new_folder(), self.on_text, self._secret) \
+            if self.on_text is not None and self._new_folder is not None and request.stream else None
         exchange = self._send(request, feed)
         if self._secret:
             exchange = _scrubbed(exchange, self._secret)
@@ -218,8 +221,8 @@ def _decode(data: bytes) -> Any:
 def _scrub(value: Any, secret: str) -> Any:
     if isinstance(value, str):
         return value.replace(secret, REDACTED) if secret in value else value
-    if isinstance(value, dict):
-        return {_scrub(k, secret): _scrub(v, secret) for k, v in value.items()}
+    if isinstance(value, dict):  # values only: a key name is the API's, never the secret
+        return {k: _scrub(v, secret) for k, v in value.items()}
     if isinstance(value, list):
         return [_scrub(v, secret) for v in value]
     return value

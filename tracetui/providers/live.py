@@ -8,12 +8,14 @@ only the name of the variable it came from is.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TextIO
 
 from tracetui.loop.inputs import RECORDED_QUESTION, responses_inputs
 from tracetui.loop.loop import RunResult
 from tracetui.loop.runner import run_inputs
+from tracetui.providers.base import Exchange
 from tracetui.providers.http_transport import HttpTransport
+from tracetui.trace.safe_text import printable
 
 
 def api_root(base_url: str) -> str:
@@ -45,3 +47,34 @@ def run_http(run_id: str, inputs: dict[str, Any], transport: HttpTransport) -> R
     result = run_inputs(run_id, inputs, transport, inputs["base_url"])
     result.run["inputs"] = {**result.run["inputs"], "responses": [e.to_record() for e in transport.exchanges]}
     return result
+
+
+class TextEcho:
+    """Writes a streamed run's text to a terminal as it arrives (``HttpTransport``'s two display hooks).
+
+    The model's text is untrusted: control characters become visible escapes, so
+    no escape sequence or carriage return reaches the terminal; newlines stay.
+    Every write is flushed, or the point of streaming is lost. Each exchange's text
+    ends on its own line, and a stream cut short says so, since a retry may show
+    the same text again.
+    """
+
+    def __init__(self, out: TextIO):
+        self.out = out
+        self.at_line_start = True
+
+    def text(self, delta: str) -> None:
+        shown = printable(delta, keep_newlines=True)
+        self.out.write(shown)
+        self.out.flush()
+        if shown:
+            self.at_line_start = shown.endswith("\n")
+
+    def end(self, exchange: Exchange) -> None:
+        tail = "" if self.at_line_start else "\n"
+        if exchange.error:
+            tail += f"[{exchange.error.replace('_', ' ')}]\n"
+        if tail:
+            self.out.write(tail)
+            self.out.flush()
+        self.at_line_start = True
