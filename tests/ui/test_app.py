@@ -205,8 +205,13 @@ def hostile_lines(records: list[dict]) -> list[bytes]:
             rec["data"]["evil"] = "[i]data[/i]\x1b[31m\x9b"
             if rec["call_id"]:
                 rec["call_id"] = "[u]c[/u]\x1b"
+            if rec["outcome"] == "failed":
+                rec["code"] = "\x1b]2;PWNED\x07"  # would retitle the terminal
+            if rec["lane"] == "generation":
+                rec["data"]["kind"] = "\x1b[31mkind"
         if rec["rec"] == "summary":
             rec["first_failure"]["reason"] = "[bold red]why[/] \x1b]8;;http://x\x07L\x1b]8;;\x07"
+            rec["first_failure"]["code"] = rec["status"] = "\x1b]0;T\x07st"
         out.append(orjson.dumps(rec))
     return out
 
@@ -233,6 +238,18 @@ async def test_hostile_strings_render_literally(tmp_path, demo):
         for strip in screen_strips(app):
             for seg in strip:
                 assert not (seg.style and seg.style.link), seg  # no hyperlink ever reaches the terminal
+        # the compare view words the same hostile verdict
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("enter")
+        for _ in range(40):
+            await pilot.pause(0.02)
+            if type(app.screen).__name__ == "CompareScreen":
+                break
+        text = screen_text(app)
+        assert type(app.screen).__name__ == "CompareScreen" and "\\x1b]0;T\\x07st" in text
+        for bad in ("\x1b", "\x07", "\r", "\x9b", "\u202e"):
+            assert bad not in text
 
 
 def _incomplete_lines(demo) -> list[bytes]:

@@ -134,7 +134,11 @@ def lane_counts(entries: Iterable[RunEntry], counts: dict[str, int] | None = Non
 
 
 def cell_label(event: dict[str, Any]) -> str:
-    """A swimlane cell's word: ``200``, ``calls``, ``denied``… (without its outcome icon)."""
+    """A swimlane cell's word: ``200``, ``calls``, ``denied``… (without its outcome icon), safe to print."""
+    return printable(_cell_word(event))
+
+
+def _cell_word(event: dict[str, Any]) -> str:
     lane, outcome, code = event.get("lane"), event.get("outcome"), event.get("code")
     data = event.get("data") if isinstance(event.get("data"), dict) else {}
     if lane == "http":

@@ -29,13 +29,13 @@ MARKS = {"ok": ("●", "green"), "recovered": ("↺", "#ffaf00"), "failed": ("�
 
 
 def verdict_words(verdict: dict[str, Any]) -> str:
-    """'authorization failed at step 4' or 'answer ready'."""
+    """'authorization failed at step 4' or 'answer ready' (trace text made safe to print)."""
     ff = verdict.get("first_failure")
     if verdict.get("ready"):
         return "answer ready"
     if ff:
-        return f"{ff['lane']} failed at step {ff['seq']} ({ff['code']})"
-    return verdict.get("status", "?")
+        return printable(f"{ff.get('lane')} failed at step {ff.get('seq')} ({ff.get('code')})")
+    return printable(str(verdict.get("status", "?")))
 
 
 def change_line(change: EventChange) -> Text:

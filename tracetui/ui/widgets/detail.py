@@ -91,7 +91,7 @@ class DetailPane(VerticalScroll, can_focus=True):
             self.border_title = Text("event")
             self.text = Text("no event selected", style="dim")
         else:
-            title = Text(f"event {event.get('seq')} · {event.get('lane')}")
+            title = Text(printable(f"event {event.get('seq')} · {event.get('lane')}"))
             if event.get("call_id"):
                 title.append(f" · call_id {printable(str(event['call_id']))}")
             self.border_title = title
