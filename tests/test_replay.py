@@ -149,3 +149,48 @@ def test_editable_paths_cover_inputs_and_responses(scenarios):
                  "/responses/0/body/output/0/arguments"):
         assert path in paths
     assert all(current_value(scenarios.runs["cross_tenant"], p)[1] for p in paths)
+
+
+REFUND_AGAIN = ('[{"type":"function_call","id":"fc_9","call_id":"call-9","name":"refund_order",'
+                '"arguments":"{\\"order_id\\":\\"o-1\\",\\"amount\\":%s,\\"reason\\":\\"damaged, as said\\"}",'
+                '"status":"completed"}]')
+
+
+def test_a_committed_write_asked_for_again_returns_its_receipt_before_any_business_rule(scenarios):
+    import orjson
+    outcome = replay(scenarios.runs["refund"], [
+        ("/inputs/user_input", "Refund 30.00 on order o-1: it arrived damaged."),
+        ("/responses/1/body/output", orjson.loads(REFUND_AGAIN % "30.0"))])
+    receipts = [e for e in outcome.replayed.events if e["lane"] == "receipt"]
+    assert [e["data"].get("replayed", False) for e in receipts] == [False, True]
+    assert not any(e["code"] == "business_rule_violation" for e in outcome.replayed.events)
+
+
+def test_a_duplicate_write_is_flagged_outside_the_timeout_path_too(scenarios):
+    import orjson
+    outcome = replay(scenarios.runs["refund"], [
+        ("/inputs/idempotency_guard", False),
+        ("/responses/1/body/output", orjson.loads(REFUND_AGAIN % "20.0"))])
+    assert outcome.after["status"] == "duplicate_execution"
+    last = outcome.replayed.events[-1]
+    assert [x["refund_id"] for x in last["data"]["executions"]] == ["r-1", "r-2"]
+
+
+@pytest.mark.parametrize("guard", [True, False])
+def test_a_write_that_times_out_twice_is_handed_over_not_crashed(scenarios, guard):
+    outcome = replay(scenarios.runs["refund"], [("/inputs/tool_data/failures", {"refund_order:o-1": "timeout"}),
+                                                ("/inputs/idempotency_guard", guard)])
+    assert outcome.after["status"] == "write_outcome_unknown"
+    assert "failed again (timeout) when retried" in outcome.replayed.events[-1]["summary"]
+
+
+def test_call_ids_added_by_an_edit_are_not_reissued_by_the_fake_model(scenarios):
+    import orjson
+    output = orjson.loads('[{"type":"function_call","id":"fc_1","call_id":"call-1","name":"read_order",'
+                          '"arguments":"{\\"orderId\\":\\"o-1\\"}","status":"completed"},'
+                          '{"type":"function_call","id":"fc_2","call_id":"call-2","name":"read_order",'
+                          '"arguments":"{\\"order_id\\":\\"o-3\\"}","status":"completed"}]')
+    outcome = replay(scenarios.runs["invalid_args"], [("/responses/0/body/output", output)])
+    assert outcome.after["status"] != "duplicate_call_id"
+    repaired = [e for e in outcome.replayed.events if e["lane"] == "arguments" and e["turn"] == 2]
+    assert [e["call_id"] for e in repaired] == ["call-3"]

@@ -253,3 +253,11 @@ def test_html_body_is_never_repaired_or_retried():
     result = run_scenario("single", faults=("html",))
     assert len(result.events) == 1
     assert "HTML page" in result.events[0]["summary"]
+
+
+def test_a_repair_in_progress_is_not_blamed_for_an_unbacked_answer():
+    # the schema error was sent back for repair; then the window lost the user's goal
+    result = run_scenario("invalid_args", "sliding_window")
+    assert result.status == "unverified_answer" and result.summary["first_failure"]["lane"] == "answer"
+    # whereas a tool failure the model could not fix is the cause of the unbacked answer
+    assert run_scenario("tool_failure").summary["first_failure"]["lane"] == "receipt"

@@ -294,35 +294,36 @@ class AgentLoop:
             raise _Finished
         self.rec.add("authorization", "authorization.check", OK, turn, self.clock, f"allowed: {why}",
                      call_id=call.call_id, data=facts)
+        key = self.state.idempotency_key(call.name, args)
+        data = {"tool_call_id": call.call_id, "tool": call.name, "idempotency_key": key,
+                "request_id": self.request_id, "attempt": 1}
+        if key and self.inputs.get("idempotency_guard", True):
+            prior = self.state.lookup(key)
+            if prior is not None:  # committed already: later turns may only read its receipt
+                self.tool_calls += 1
+                data.update(result=prior.result, executed_at=prior.executed_at, replayed=True)
+                self.rec.add("receipt", "receipt.execute", OK, turn, self.clock,
+                             f"{key} already executed: returned its receipt instead of writing again",
+                             call_id=call.call_id, data=data)
+                self._receipt(call, prior.result)
+                return
         violation = self.state.business_rule(call.name, args)
         if violation:
             self.rec.add("arguments", "arguments.business_rule", FAILED, turn, self.clock,
                          f"business rule: {violation}; not retried automatically", call_id=call.call_id,
                          code="business_rule_violation", data={**log, "error_type": "business_rule"})
             raise _Finished
-        self._execute(turn, call, args, log)
+        self._execute(turn, call, args, data)
 
-    def _execute(self, turn: int, call: base.ToolCall, args: dict[str, Any], log: dict[str, Any]) -> None:
-        key = self.state.idempotency_key(call.name, args)
-        guard = self.inputs.get("idempotency_guard", True)
-        data = {"tool_call_id": call.call_id, "tool": call.name, "idempotency_key": key,
-                "request_id": self.request_id, "attempt": 1}
+    def _execute(self, turn: int, call: base.ToolCall, args: dict[str, Any], data: dict[str, Any]) -> None:
         self.tool_calls += 1
-        if key and guard and self.state.lookup(key):
-            prior = self.state.lookup(key)
-            data.update(result=prior.result, executed_at=prior.executed_at, replayed=True)
-            self.rec.add("receipt", "receipt.execute", OK, turn, self.clock,
-                         f"{key} already executed: returned its receipt instead of writing again",
-                         call_id=call.call_id, data=data)
-            self._receipt(call, prior.result)
-            return
         self.clock += 5
         try:
             result = self.state.execute(call.name, args, self.clock)
         except ToolFailure as failure:
             data.update(error_type=failure.code, executed_at=self.clock)
-            if failure.code == "timeout" and key:
-                self._write_timeout(turn, call, args, key, guard, data, failure)
+            if failure.code == "timeout" and data["idempotency_key"]:
+                self._write_timeout(turn, call, args, data)
                 return
             self.rec.add("receipt", "receipt.execute", FAILED, turn, self.clock,
                          f"{call.name} failed ({failure.code}); the error goes back to the model, no result invented",
@@ -330,19 +331,33 @@ class AgentLoop:
             self._result_to_model(call, {"ok": False, "error_type": failure.code, "message": failure.message,
                                          "retryable": False}, True)
             return
-        data.update(result=result, executed_at=self.clock)
+        self._committed(turn, call, result, data)
+
+    def _committed(self, turn: int, call: base.ToolCall, result: dict[str, Any], data: dict[str, Any]) -> None:
+        """Record a successful execution. One write key executed twice is a duplicate side effect."""
+        data = {**data, "result": result, "executed_at": self.clock}
+        key = data.get("idempotency_key")
+        executions = self.state.ledger.get(key, []) if key else []
+        if len(executions) > 1:
+            data["executions"] = [{"executed_at": e.executed_at, "refund_id": e.result.get("refund_id")}
+                                  for e in executions]
+            self.rec.add("receipt", "receipt.execute", FAILED, turn, self.clock,
+                         f"{key} executed {len(executions)} times: a duplicate side effect",
+                         call_id=call.call_id, code="duplicate_execution", data=data)
+            raise _Finished
         self.executed.add((call.name, call.arguments))
         self.rec.add("receipt", "receipt.execute", OK, turn, self.clock, _receipt_words(result),
                      call_id=call.call_id, data=data)
         self._receipt(call, result)
 
-    def _write_timeout(self, turn, call, args, key, guard, data, failure) -> None:
+    def _write_timeout(self, turn: int, call: base.ToolCall, args: dict[str, Any], data: dict[str, Any]) -> None:
         """A write timed out: it may have committed. Check the receipt; never write blind."""
+        key = data["idempotency_key"]
         timed_out = self.rec.add("receipt", "receipt.execute", FAILED, turn, self.clock,
                                  f"{call.name} timed out after the request was sent; outcome unknown",
                                  call_id=call.call_id, code="write_outcome_unknown", data=dict(data))
         self.clock += 5
-        if guard:
+        if self.inputs.get("idempotency_guard", True):
             prior = self.state.lookup(key)
             if prior is not None:
                 self.rec.recover([timed_out])
@@ -353,18 +368,16 @@ class AgentLoop:
                 self.executed.add((call.name, call.arguments))
                 self._receipt(call, prior.result)
                 return
-        result = self.state.execute(call.name, args, self.clock)
-        executions = self.state.ledger.get(key, [])
-        data = {**data, "attempt": 2, "result": result, "executed_at": self.clock,
-                "executions": [{"executed_at": e.executed_at, "refund_id": e.result.get("refund_id")} for e in executions]}
-        if len(executions) > 1:
+        # no receipt (or no guard to look one up with): the write is tried once more
+        try:
+            result = self.state.execute(call.name, args, self.clock)
+        except ToolFailure as again:
             self.rec.add("receipt", "receipt.execute", FAILED, turn, self.clock,
-                         f"{key} executed {len(executions)} times: a duplicate side effect",
-                         call_id=call.call_id, code="duplicate_execution", data=data)
+                         f"{call.name} failed again ({again.code}) when retried; its outcome is unknown, "
+                         f"handed to a human", call_id=call.call_id, code="write_outcome_unknown",
+                         data={**data, "attempt": 2, "error_type": again.code})
             raise _Finished
-        self.rec.add("receipt", "receipt.execute", OK, turn, self.clock, _receipt_words(result),
-                     call_id=call.call_id, data=data)
-        self._receipt(call, result)
+        self._committed(turn, call, result, {**data, "attempt": 2})
 
     def _receipt(self, call: base.ToolCall, result: dict[str, Any]) -> None:
         self.receipts.append(result)

@@ -1,8 +1,8 @@
 """Collects a run's boundary events and derives its verdict.
 
-The verdict rule is shared with readers of traces whose summary is missing: the
-first failing boundary is the first event whose outcome is ``failed``; a failure
-the loop overcame is re-marked ``recovered`` and never decides the run.
+The verdict rule (:func:`first_failure`) is shared with readers of traces whose
+summary is missing. A failure the loop overcame is re-marked ``recovered`` and
+never decides the run.
 """
 from __future__ import annotations
 
@@ -32,6 +32,10 @@ class Recorder:
                 event["outcome"] = RECOVERED
 
 
+#: Failures the loop sends back for the model to repair: being handled, never an upstream cause.
+REPAIRABLE_CODES = frozenset({"invalid_json", "schema_error"})
+
+
 def first_failure(events: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The boundary that decided the run, or None when nothing failed.
 
@@ -40,21 +44,25 @@ def first_failure(events: list[dict[str, Any]]) -> dict[str, Any] | None:
     a retry or repair streak is reported where it began (``seq``) and where it gave
     up (``decided_at``, ``code``, ``reason``). Failures on other lanes that the
     loop handed back to the model were being handled, not decisive. One exception:
-    when the run ends with an answer that no receipt backs, the cause lies upstream,
-    so the earliest failure of the run is the first failing boundary.
+    when the run ends with an answer that no receipt backs, the cause lies upstream
+    (a tool failed, so nothing could back the answer): the earliest failure the
+    model could not repair is the first failing boundary.
     """
     failed = [e for e in events if e.get("outcome") == FAILED]
     if not failed:
         return None
-    last = failed[-1]
-    lane = last.get("lane")
-    if lane == "answer" and len(failed) > 1:
-        last = first = failed[0]
-        lane = first.get("lane")
-        same_lane = [e for e in failed if e.get("lane") == lane]
-        last = same_lane[-1] if same_lane[-1].get("seq", 0) < failed[-1].get("seq", 0) else first
+    candidates = failed
+    if failed[-1].get("lane") == "answer":
+        upstream = [e for e in failed[:-1] if e.get("code") not in REPAIRABLE_CODES]
+        if upstream:
+            candidates = upstream
+            lane = upstream[0].get("lane")
+        else:
+            lane = "answer"
     else:
-        first = next(e for e in failed if e.get("lane") == lane)
+        lane = failed[-1].get("lane")
+    on_lane = [e for e in candidates if e.get("lane") == lane]
+    first, last = on_lane[0], on_lane[-1]
     return {"lane": lane, "seq": first.get("seq"), "code": last.get("code") or "failed",
             "reason": last.get("summary") or "", "decided_at": last.get("seq")}
 

@@ -29,6 +29,16 @@ def _mix(seed: int, call_index: int, attempt: int) -> int:
     return x ^ (x >> 12)
 
 
+def _highest_call_number(body: dict[str, Any]) -> int:
+    """The largest N of the ``call-N`` ids the request already holds (an edit may have added some)."""
+    highest = 0
+    for item in body.get("input") or ():
+        call_id = item.get("call_id") if isinstance(item, dict) else None
+        if isinstance(call_id, str) and call_id.startswith("call-") and call_id[5:].isdigit():
+            highest = max(highest, int(call_id[5:]))
+    return highest
+
+
 class FakeProvider:
     """A :class:`~tracetui.providers.base.Transport` for scenario runs."""
 
@@ -51,7 +61,7 @@ class FakeProvider:
             return Exchange(400, {**rid, "content-type": "application/json"},
                             {"error": {"message": problem, "type": "invalid_request_error", "param": "input",
                                        "code": None}}, latency)
-        body = model_respond(self.scenario, request.body, self.issued_ids)
+        body = model_respond(self.scenario, request.body, max(self.issued_ids, _highest_call_number(request.body)))
         self.responses += 1
         body = {"id": f"resp_{self.responses}", **body}
         self.issued_ids += sum(1 for i in body["output"] if i.get("type") == "function_call")
