@@ -175,3 +175,47 @@ def test_odd_field_types_in_a_trace_do_not_crash(tmp_path):
                      b'{"rec":"summary","run_id":"r","status":7,"metrics":{"model_calls":"many"},"first_failure":"?"}\n')
     entry = entry_from_run(read_trace(path).runs["r"])
     assert (entry.scenario, entry.model_calls, entry.status, entry.failing_lane) == (None, 0, "x", "http")
+
+
+def test_replay_refuses_to_write_over_its_input(tmp_path, root):
+    import shutil
+    src = tmp_path / "r.jsonl"
+    shutil.copy(root / "sample_traces" / "scenarios.jsonl", src)
+    before = src.read_bytes()
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(src)
+    for out in (src, link):
+        r = CliRunner().invoke(main, ["replay", str(src), "--run", "single", "--set", "/inputs/seed=3", "-o", str(out)])
+        assert r.exit_code == 2 and "is the input trace" in r.output
+    assert src.read_bytes() == before
+
+
+def test_run_refuses_to_write_over_its_responses_file(tmp_path, root):
+    import shutil
+    resp = tmp_path / "normal.json"
+    shutil.copy(root / "sample_traces" / "responses" / "normal.json", resp)
+    r = CliRunner().invoke(main, ["run", "--responses", str(resp), "-o", str(resp)])
+    assert r.exit_code == 2 and "responses file itself" in r.output
+
+
+def test_atomic_write_keeps_permissions_and_follows_symlinks(tmp_path):
+    import os
+    import stat
+    private = tmp_path / "p.jsonl"
+    private.write_bytes(b"old\n")
+    private.chmod(0o600)
+    assert CliRunner().invoke(main, ["generate", "-o", str(private)]).exit_code == 0
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600 and private.read_bytes().startswith(b'{"rec":"run"')
+    target = tmp_path / "target.jsonl"
+    target.write_bytes(b"old\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(target)
+    assert CliRunner().invoke(main, ["generate", "-o", str(link)]).exit_code == 0
+    assert link.is_symlink() and target.read_bytes().startswith(b'{"rec":"run"')
+    fresh = tmp_path / "fresh.jsonl"
+    old = os.umask(0o027)
+    try:
+        assert CliRunner().invoke(main, ["generate", "-o", str(fresh)]).exit_code == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o640

@@ -14,6 +14,12 @@ from tracetui.loop.scenarios import FAULT_CHOICES, SCENARIOS
 from tracetui.trace.reader import TraceReadError
 
 
+def same_file(a, b) -> bool:
+    from tracetui.trace.writer import same_file as same
+
+    return same(a, b)
+
+
 def _emit(records, output: str | None) -> int:
     from tracetui.trace.writer import write_records, write_trace
 
@@ -128,6 +134,8 @@ def run(responses_file, base_url, provider, model, stream, show_stream, prompt, 
         raise click.BadParameter(f"{provider!r}; choose from {', '.join(sorted(ADAPTERS))}", param_hint="--provider")
     if (responses_file is None) == (base_url is None):
         raise click.UsageError("give either --responses FILE or --base-url URL")
+    if responses_file is not None and output and same_file(output, responses_file):
+        raise click.UsageError("-o is the responses file itself; write the trace to another file")
     if responses_file is not None:
         live_only = [n for n, v in (("--stream", stream), ("--show-stream", show_stream),
                                     ("--api-key-env", api_key_env), ("--timeout-ms", timeout_ms),
@@ -263,6 +271,10 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
     if run is None:
         known = ", ".join(list(trace.runs)[:12]) + (" …" if len(trace.runs) > 12 else "")
         click.echo(f"error: no run {run_id!r} in {trace_file}; runs: {known}", err=True)
+        sys.exit(2)
+    if output and same_file(output, trace_file):
+        click.echo(f"error: -o {output} is the input trace; the original is never modified: "
+                   f"choose another file", err=True)
         sys.exit(2)
     edits = []
     try:

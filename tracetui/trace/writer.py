@@ -54,11 +54,21 @@ def write_records(out: BinaryIO, records: Iterable[dict[str, Any]]) -> int:
     return n
 
 
+def _new_file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 class AtomicWriter:
-    """Write to a temporary file beside the target, then rename it into place."""
+    """Write to a temporary file beside the target, then rename it into place.
+
+    A symlink is followed (the file it points to is replaced, not the link), and
+    an existing file keeps its permissions; a new one gets the usual umask ones.
+    """
 
     def __init__(self, path: str | os.PathLike[str]):
-        self.path = Path(path)
+        self.path = Path(os.path.realpath(path))
 
     def __enter__(self) -> BinaryIO:
         directory = self.path.parent if str(self.path.parent) else Path(".")
@@ -70,7 +80,11 @@ class AtomicWriter:
         try:
             self.file.close()
             if exc_type is None:
-                os.chmod(self.tmp, 0o644)
+                try:
+                    mode = stat.S_IMODE(os.stat(self.path).st_mode)
+                except FileNotFoundError:
+                    mode = _new_file_mode()
+                os.chmod(self.tmp, mode)
                 os.replace(self.tmp, self.path)
         finally:
             if os.path.exists(self.tmp):
@@ -82,6 +96,14 @@ def _is_special(path: Path) -> bool:
     try:
         return not stat.S_ISREG(os.stat(path).st_mode) and not stat.S_ISDIR(os.stat(path).st_mode)
     except FileNotFoundError:
+        return False
+
+
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether two paths name one file (through links too); False when either does not exist."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
         return False
 
 
