@@ -194,3 +194,20 @@ def test_call_ids_added_by_an_edit_are_not_reissued_by_the_fake_model(scenarios)
     assert outcome.after["status"] != "duplicate_call_id"
     repaired = [e for e in outcome.replayed.events if e["lane"] == "arguments" and e["turn"] == 2]
     assert [e["call_id"] for e in repaired] == ["call-3"]
+
+
+@pytest.mark.parametrize("path,text,message", [
+    ("/inputs/budgets/max_retries", "-1", "budgets.max_retries must be a whole number"),
+    ("/inputs/ablation", "bogus", "unknown ablation 'bogus'"),
+    ("/inputs/provider", "bogus", "unknown provider 'bogus'"),
+    ("/inputs/faults", '["bogus"]', "faults must be a list of"),
+    ("/inputs/tools/0/parameters", '{"$ref": "#/x"}', "cannot re-run with this edit"),
+    ("/inputs/tool_data/orders", '{"o-1": 5}', "tool_data.orders must map"),
+    ("/inputs/tools", "[{}]", "tools must be a list of objects"),
+    ("/inputs/budgets", "{}", "budgets.max_turns"),
+])
+def test_edits_the_loop_cannot_run_are_refused_not_crashed(scenarios, path, text, message):
+    run = scenarios.runs["single"]
+    current, exists = current_value(run, path)
+    with pytest.raises(EditError, match=message):
+        replay(run, [(path, parse_value(current, text, exists=exists))])

@@ -286,7 +286,8 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
             edits.append((path, parse_value(current, text, exists=exists)))
         outcome = rerun(run, edits)
     except EditError as exc:
-        click.echo(f"error: cannot edit: {exc}", err=True)
+        message = str(exc)
+        click.echo(f"error: {message if message.startswith('cannot') else 'cannot edit: ' + message}", err=True)
         sys.exit(2)
     original = b"".join(encode_record(r) for r in (run.run, *run.events, run.summary) if r is not None)
     identical = original == b"".join(encode_record(r) for r in outcome.records)

@@ -187,3 +187,31 @@ async def test_the_path_box_completes_editable_paths(scenarios_file):
         await pilot.pause()
         assert box.value == "/inputs/budgets/max_calls"
         assert "current (int) 4" in str(app.screen.query_one("#edit-current").render())
+
+
+async def test_the_editor_refuses_an_edit_the_loop_cannot_run(scenarios_file):
+    app = TraceApp(open_source([scenarios_file]))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_run(pilot, "single")
+        await pilot.press("e")
+        await pilot.pause()
+        editor = app.screen
+        editor.query_one("#edit-path").value = "/inputs/budgets/max_retries"
+        editor.query_one("#edit-value").value = "-1"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is editor
+        assert "cannot re-run: budgets.max_retries" in str(editor.query_one("#edit-error").render())
+
+
+async def test_edit_on_a_run_without_its_inputs_line_says_why(tmp_path):
+    path = tmp_path / "zero.jsonl"
+    path.write_bytes(b'{"rec":"summary","run_id":"zero","status":"answer_ready","ready":true,'
+                     b'"metrics":{"model_calls":0},"first_failure":null}\n')
+    app = TraceApp(open_source([str(path)]))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_run(pilot, "zero")
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        assert any("no recorded inputs" in str(n.message) for n in app._notifications)

@@ -83,3 +83,56 @@ def responses_inputs(responses: list[Any], provider: str = "openai-responses", m
         "seed": 0,
         "responses": responses,
     }
+
+
+BUDGET_KEYS = ("max_turns", "max_calls", "max_retries", "repair_budget", "timeout_ms", "max_output_tokens")
+
+
+def inputs_problem(inputs: Any) -> str | None:
+    """Why these inputs cannot be run (after an edit, say), in words; None when they can."""
+    from tracetui.providers.fake import FAULTS
+    from tracetui.providers.registry import ADAPTERS
+
+    if not isinstance(inputs, dict):
+        return "inputs must be a JSON object"
+    budgets = inputs.get("budgets")
+    if not isinstance(budgets, dict):
+        return "budgets must be an object"
+    for key in BUDGET_KEYS:
+        value = budgets.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            return f"budgets.{key} must be a whole number ≥ 0 (got {value!r})"
+    if inputs.get("ablation", "complete") not in ABLATIONS:
+        return f"unknown ablation {inputs.get('ablation')!r}; choose from {', '.join(ABLATIONS)}"
+    if inputs.get("provider") not in ADAPTERS:
+        return f"unknown provider {inputs.get('provider')!r}; choose from {', '.join(sorted(ADAPTERS))}"
+    if inputs.get("source", "scenario") == "scenario" and inputs.get("scenario") not in SCENARIOS:
+        return f"unknown scenario {inputs.get('scenario')!r}"
+    faults = inputs.get("faults") or []
+    if not isinstance(faults, list) or any(f not in FAULTS for f in faults):
+        return f"faults must be a list of {', '.join(FAULTS)}"
+    for key in ("transient_failures", "seed"):
+        value = inputs.get(key, 0)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            return f"{key} must be a whole number ≥ 0"
+    tools = inputs.get("tools")
+    if not isinstance(tools, list) or not all(
+            isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("parameters"), dict)
+            for t in tools):
+        return "tools must be a list of objects, each with a name and a parameters schema"
+    for key in ("principal", "task", "tool_data"):
+        if not isinstance(inputs.get(key), dict):
+            return f"{key} must be an object"
+    orders = inputs["tool_data"].get("orders", {})
+    if not isinstance(orders, dict) or not all(isinstance(o, dict) for o in orders.values()):
+        return "tool_data.orders must map order ids to objects"
+    failures = inputs["tool_data"].get("failures", {})
+    if not isinstance(failures, dict) or not all(isinstance(v, str) for v in failures.values()):
+        return "tool_data.failures must map 'tool:order' to a failure name"
+    for key in ("instructions", "user_input", "model"):
+        if not isinstance(inputs.get(key), str):
+            return f"{key} must be a string"
+    overrides = inputs.get("response_overrides", {})
+    if not isinstance(overrides, dict) or not all(k.isdigit() and isinstance(v, dict) for k, v in overrides.items()):
+        return "response_overrides must map exchange numbers to exchanges"
+    return None

@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tracetui.loop.inputs import inputs_problem
 from tracetui.loop.runner import run_inputs
 from tracetui.replay.edit import edited_inputs, editable_document
+from tracetui.replay.pointer import EditError
 from tracetui.trace.reader import RunData
 from tracetui.trace.source import run_data_from_records
 
@@ -60,7 +62,13 @@ def replay(run: RunData, edits: list[tuple[str, Any]] = ()) -> ReplayOutcome:
         inputs = edited_inputs(current, path, value)
         current = RunData(current.run_id, run={**(current.run or {}), "inputs": inputs},
                           events=current.events, summary=current.summary)
-    result = run_inputs(run.run_id, current.inputs)
+    problem = inputs_problem(current.inputs)
+    if problem:
+        raise EditError(f"cannot re-run: {problem}")
+    try:
+        result = run_inputs(run.run_id, current.inputs)
+    except Exception as exc:  # noqa: BLE001 - an edit the loop cannot take must not crash the caller
+        raise EditError(f"cannot re-run with this edit: {type(exc).__name__}: {exc}") from exc
     replayed = run_data_from_records(result.records)
     return ReplayOutcome(run, replayed, list(edits), diff_events(run.events, replayed.events))
 

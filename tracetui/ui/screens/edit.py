@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, Label, Static
 
+from tracetui.loop.inputs import inputs_problem
 from tracetui.replay.edit import current_value, editable_paths, edited_inputs, parse_value
 from tracetui.replay.pointer import EditError
 from tracetui.trace.reader import RunData
@@ -96,7 +97,9 @@ class EditScreen(ModalScreen[tuple[str, Any] | None]):
         text = self.query_one("#edit-value", Input).value
         current, exists = current_value(self.run, path)
         value = parse_value(current, text, exists=exists)
-        edited_inputs(self.run, path, value)  # a dry run of the edit: raises if it cannot apply
+        problem = inputs_problem(edited_inputs(self.run, path, value))  # a dry run of the edit
+        if problem:
+            raise EditError(f"cannot re-run: {problem}")
         return path, value
 
     def apply(self) -> None:

@@ -13,7 +13,7 @@ from textual import work
 from textual.binding import Binding
 from textual.message import Message
 
-from tracetui.replay.edit import event_path
+from tracetui.replay.edit import editable_document, event_path
 from tracetui.replay.pointer import EditError
 from tracetui.replay.replay import ReplayOutcome, replay
 from tracetui.replay.save import save_records
@@ -64,6 +64,11 @@ class ReplayActions:
         if selected is None:
             return
         entry, run = selected
+        try:
+            editable_document(run)
+        except EditError as exc:  # e.g. the run's first line (its inputs) is missing
+            self.notify(printable(str(exc)), severity="warning")  # type: ignore[attr-defined]
+            return
         event = self.query_one(SwimLanes).current  # type: ignore[attr-defined]
         path = (event_path(event, run) if event else None) or "/inputs/user_input"
         what = f"edit run {entry.run_id}" + (f" · event {event.get('seq')} · {event.get('lane')}" if event else "")
