@@ -219,3 +219,22 @@ def test_atomic_write_keeps_permissions_and_follows_symlinks(tmp_path):
     finally:
         os.umask(old)
     assert stat.S_IMODE(fresh.stat().st_mode) == 0o640
+
+
+def test_check_fails_a_trace_with_unreadable_lines_even_when_its_runs_are_ready(cli, tmp_path):
+    out = tmp_path / "ok.jsonl"
+    cli("generate", "-o", out)
+    assert cli("check", out).exit_code == 0
+    out.write_bytes(out.read_bytes() + b"{garbage\n")
+    r = cli("check", out)
+    assert r.exit_code == 1 and "line 11: malformed JSON" in r.output
+    assert "1 run(s), 0 failed, 0 incomplete, 1 problem line(s)" in r.output
+
+
+def test_check_counts_incomplete_runs_apart_from_failed_ones(cli, root, tmp_path):
+    lines = (root / "sample_traces" / "scenarios.jsonl").read_bytes().splitlines()
+    single = [x for x in lines if b'"run_id":"single"' in x]
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(b"\n".join(single[:3]) + b"\n")  # started, no failure yet, no summary
+    r = cli("check", path)
+    assert r.exit_code == 1 and "1 run(s), 0 failed, 1 incomplete" in r.output

@@ -17,6 +17,7 @@ from tracetui.providers.openai_responses import OpenAIResponsesAdapter
     ("no_receipt", "unverified_answer", "answer", 0),
     ("incomplete", "incomplete", "generation", 0),
     ("rate_limited_then_ok", "answer_ready", None, 1),
+    ("repeated_call", "loop_detected", "generation", 1),  # the same call again: stopped at the repeat
 ])
 def test_recorded_fixture(root, fixture, status, lane, receipts):
     responses = orjson.loads((root / "sample_traces" / "responses" / f"{fixture}.json").read_bytes())
@@ -24,6 +25,12 @@ def test_recorded_fixture(root, fixture, status, lane, receipts):
     assert result.status == status
     assert (result.summary["first_failure"] or {}).get("lane") == lane
     assert len([e for e in result.events if e["lane"] == "receipt" and e["outcome"] == "ok"]) == receipts
+
+
+def test_the_seeds_bounded_loop_stops_at_the_turn_budget_with_two_calls(root):
+    responses = orjson.loads((root / "sample_traces" / "responses" / "bounded_loop.json").read_bytes())
+    result = run_inputs("bounded", responses_inputs(responses, max_turns=2))
+    assert result.status == "budget_exhausted" and result.summary["metrics"]["tool_calls"] == 2
 
 
 def test_cassette_running_dry_is_reported():

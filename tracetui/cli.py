@@ -208,7 +208,12 @@ def _verdict_line(v: dict[str, Any]) -> str:
 @click.argument("trace_file", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print verdicts as JSON.")
 def check(trace_file, as_json) -> None:
-    """Verdict per run: exit 0 if every run is answer-ready, 1 if any failed, 2 if unreadable."""
+    """Verdict per run, headless.
+
+    Exit 0 when every run is answer-ready and every line was read; 1 when any run
+    failed or is incomplete, or some lines could not be read (they are listed);
+    2 when the file cannot be read at all.
+    """
     from tracetui.trace.reader import read_trace
 
     try:
@@ -231,9 +236,11 @@ def check(trace_file, as_json) -> None:
             click.echo(printable(_verdict_line(v)))
         for p in trace.problems:
             click.echo(f"line {p.line}: {printable(p.message)}", err=True)
-        failed = sum(1 for v in verdicts if not v["ready"])
-        click.echo(f"{len(verdicts)} run(s), {failed} failed, {len(trace.problems)} problem line(s)", err=True)
-    sys.exit(0 if all(v["ready"] for v in verdicts) else 1)
+        failed = sum(1 for v in verdicts if v["first_failure"] is not None)
+        incomplete = sum(1 for v in verdicts if not v["ready"] and v["first_failure"] is None)
+        click.echo(f"{len(verdicts)} run(s), {failed} failed, {incomplete} incomplete, "
+                   f"{len(trace.problems)} problem line(s)", err=True)
+    sys.exit(0 if all(v["ready"] for v in verdicts) and not trace.problems else 1)
 
 
 @main.command()
