@@ -50,3 +50,21 @@ def test_a_recorded_run_with_secrets_in_its_responses_is_redacted():
     blob = b"".join(encode_record(r) for r in result.records)
     assert secret.encode() not in blob and b"abcdef123456" not in blob
     assert blob.count(MARKER) >= 3
+
+
+@given(secret=SECRET_CHARS)
+def test_objects_and_lists_under_credential_keys_are_redacted_whole(secret):
+    record = {"rec": "event", "run_id": "r", "data": {"password": {"value": secret}, "api_key": [secret],
+                                                     "auth": secret, "author": "Ann", "keep": {"x": 1}}}
+    line = encode_record(record)
+    assert secret.encode() not in line
+    data = orjson.loads(line)["data"]
+    assert data == {"password": "<redacted>", "api_key": "<redacted>", "auth": "<redacted>", "author": "Ann",
+                    "keep": {"x": 1}}
+
+
+def test_container_redaction_keeps_the_run_line_intact():
+    record = {"rec": "run", "run_id": "r", "inputs": {"headers": {"Authorization": {"scheme": "Bearer", "v": "x"}},
+                                                      "n": 1}}
+    assert orjson.loads(encode_record(record)) == {"rec": "run", "run_id": "r",
+                                                   "inputs": {"headers": {"Authorization": "<redacted>"}, "n": 1}}

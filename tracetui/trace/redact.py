@@ -10,11 +10,17 @@ marker never quotes any part of the secret. It cannot prove free text is clean.
 from __future__ import annotations
 
 import re
+from typing import Any
+
+import orjson
 
 MARKER = b"<redacted>"
+_CREDENTIAL_KEY = rb'(?:api[_\-]?key|authorization|cookie|password|passwd|secret|token|bearer)[a-z0-9_\-]*|auth'
 # a string value under a key that names a credential ("api_key", "x-api-key", "set-cookie", ...)
-_KEYED = re.compile(
-    rb'(?:api[_\-]?key|authorization|cookie|password|passwd|secret|token|bearer)[a-z0-9_\-]*":"((?:[^"\\]|\\.)*)"')
+_KEYED = re.compile(rb'(?:' + _CREDENTIAL_KEY + rb')":"((?:[^"\\]|\\.)*)"')
+# an object or list under such a key: rare, handled by walking the parsed line
+_KEYED_CONTAINER = re.compile(rb'(?:' + _CREDENTIAL_KEY + rb')":[\[{]')
+_KEY_NAME = re.compile(_CREDENTIAL_KEY.decode() + "$")
 # a token by its shape, anywhere (two passes beat one alternation of both kinds)
 _SHAPED = re.compile(
     rb"b(?:earer|asic)\s+[a-z0-9._~+/=\-]{8,}"
@@ -26,8 +32,36 @@ _SHAPED = re.compile(
 )
 
 
+def _is_credential(key: str) -> bool:
+    low = key.lower()
+    return any(_KEY_NAME.match(low, i) for i in range(len(low)))
+
+
+def _walk(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: MARKER.decode() if _is_credential(k) and isinstance(v, (dict, list)) else _walk(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_walk(v) for v in value]
+    return value
+
+
+def _redact_containers(line: bytes) -> bytes:
+    """Replace whole objects or lists under credential keys; ``line`` may be a line's tail (``,"k":…}``)."""
+    tail = line.startswith(b",")
+    try:
+        parsed = orjson.loads(b'{"_":0' + line if tail else line)
+    except orjson.JSONDecodeError:
+        return line
+    out = orjson.dumps(_walk(parsed))
+    return out[len(b'{"_":0'):] if tail else out
+
+
 def redact_line(line: bytes) -> bytes:
     low = line.lower()
+    if _KEYED_CONTAINER.search(low):
+        line = _redact_containers(line)
+        low = line.lower()
     spans = [m.span(1) for m in _KEYED.finditer(low)] + [m.span() for m in _SHAPED.finditer(low)]
     if not spans:
         return line
