@@ -332,7 +332,9 @@ def _brief(event: dict[str, Any] | None) -> dict[str, Any] | None:
 def _event_words(event: dict[str, Any] | None) -> str:
     if event is None:
         return "(none)"
-    mark = {"ok": "●", "recovered": "↺", "failed": "✗"}.get(event.get("outcome"), "?")
+    from tracetui.trace.format import OUTCOME_ICONS
+
+    mark = OUTCOME_ICONS.get(event.get("outcome"), "?")
     text = f"{event.get('lane')} {mark} {event.get('summary')}"
     return text if len(text) <= 60 else text[:59] + "…"
 

@@ -238,9 +238,11 @@ async def test_hostile_strings_render_literally(tmp_path, demo):
         for strip in screen_strips(app):
             for seg in strip:
                 assert not (seg.style and seg.style.link), seg  # no hyperlink ever reaches the terminal
-        # the compare view words the same hostile verdict
+        # the compare view words the same hostile verdict (the edit repairs the hostile scenario name)
         await pilot.press("e")
         await pilot.pause()
+        app.screen.query_one("#edit-path").value = "/inputs/scenario"
+        app.screen.query_one("#edit-value").value = "cross_tenant"
         await pilot.press("enter")
         for _ in range(40):
             await pilot.pause(0.02)

@@ -23,6 +23,8 @@ OK = "ok"
 RECOVERED = "recovered"
 FAILED = "failed"
 OUTCOMES: tuple[str, ...] = (OK, RECOVERED, FAILED)
+#: How an outcome is drawn in text, by the CLI and the explorer alike.
+OUTCOME_ICONS = {OK: "●", RECOVERED: "↺", FAILED: "✗"}
 
 REC_RUN = "run"
 REC_EVENT = "event"

@@ -9,7 +9,8 @@ from textual.binding import Binding
 
 from tracetui.trace.reader import TraceReadError
 from tracetui.trace.safe_text import printable
-from tracetui.trace.source import TraceSource, demo_source
+from tracetui.trace.index import open_source
+from tracetui.trace.source import TraceSource
 from tracetui.ui.commands import TraceCommands
 from tracetui.ui.screens.help import HelpScreen
 from tracetui.ui.screens.main import MainScreen
@@ -49,11 +50,7 @@ class TraceApp(App[None]):
 
 
 def open_paths(paths: Sequence[str]) -> TraceSource:
-    """The source for ``tracetui open``: the demo, or an index the main screen scans in a worker."""
-    if not paths:
-        return demo_source()
-    from tracetui.trace.index import open_source
-
+    """The source for ``tracetui open``: the built-in demo, or the files indexed in the background."""
     return open_source(list(paths))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
 
-from tracetui.trace.format import FAILED, LANE_TITLES, LANES, OK, RECOVERED
+from tracetui.trace.format import FAILED, LANE_TITLES, LANES, OK, OUTCOME_ICONS, RECOVERED
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry
 
@@ -31,7 +31,7 @@ SHORT_CODES = {
     "timeout": "timeout",
 }
 OK_WORDS = {"arguments": "valid", "authorization": "allowed", "receipt": "receipt", "answer": "verified"}
-ICONS = {OK: "●", RECOVERED: "↺", FAILED: "✗"}
+ICONS = OUTCOME_ICONS
 
 
 def run_icon(entry: RunEntry) -> str:

@@ -6,7 +6,7 @@ writes it to a new file. The original trace is never modified.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from rich.text import Text
 from textual import work
@@ -19,13 +19,14 @@ from textual.widgets import Static
 from tracetui.replay.pointer import EditError
 from tracetui.replay.replay import EventChange, ReplayOutcome, replay_further
 from tracetui.replay.save import save_records
+from tracetui.trace.format import OUTCOME_ICONS
 from tracetui.trace.safe_text import one_line, printable
 from tracetui.trace.source import entry_from_run
 from tracetui.ui.screens.edit import EditScreen
 from tracetui.ui.widgets.swimlanes import SwimLanes
 from tracetui.ui.widgets.verdict import VerdictBanner
 
-MARKS = {"ok": ("●", "green"), "recovered": ("↺", "#ffaf00"), "failed": ("✗", "red")}
+COLOURS = {"ok": "green", "recovered": "#ffaf00", "failed": "red"}
 
 
 def verdict_words(verdict: dict[str, Any]) -> str:
@@ -42,13 +43,23 @@ def change_line(change: EventChange) -> Text:
     def side(event: dict[str, Any] | None) -> Text:
         if event is None:
             return Text("(none)", style="dim")
-        icon, colour = MARKS.get(event.get("outcome"), ("?", "white"))
+        outcome = event.get("outcome")
+        icon, colour = OUTCOME_ICONS.get(outcome, "?"), COLOURS.get(outcome, "white")
         return Text.assemble((f"{icon} ", colour), (f"{event.get('lane')}: ", "bold"),
                              one_line(str(event.get("summary", "")), 52))
     marker = Text("* " if change.verdict_changed else "  ", style="bold yellow")
     before = side(change.before)
     before.truncate(64, overflow="ellipsis", pad=True)
     return Text.assemble(marker, (f"{change.seq:>3}  ", "dim"), before, (" → ", "dim"), side(change.after))
+
+
+def replay_or_notify(screen: Screen, replay_fn: Callable[..., ReplayOutcome], *args: Any) -> ReplayOutcome | None:
+    """Run a re-run on a worker thread; an edit the loop refuses becomes a notification, not a crash."""
+    try:
+        return replay_fn(*args)
+    except EditError as exc:
+        screen.app.call_from_thread(screen.notify, printable(str(exc)), severity="error")
+        return None
 
 
 def key_hints(bindings: list[Binding]) -> Text:
@@ -130,12 +141,9 @@ class CompareScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="replay")
     def rerun(self, path: str, value: Any) -> None:
-        try:
-            outcome = replay_further(self.outcome, path, value)
-        except EditError as exc:
-            self.app.call_from_thread(self.notify, printable(str(exc)), severity="error")
-            return
-        self.app.call_from_thread(self._replace, outcome)
+        outcome = replay_or_notify(self, replay_further, self.outcome, path, value)
+        if outcome is not None:
+            self.app.call_from_thread(self._replace, outcome)
 
     def _replace(self, outcome: ReplayOutcome) -> None:
         self.outcome = outcome

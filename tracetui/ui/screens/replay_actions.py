@@ -20,7 +20,7 @@ from tracetui.replay.save import save_records
 from tracetui.trace.reader import RunData
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry
-from tracetui.ui.screens.compare import CompareScreen
+from tracetui.ui.screens.compare import CompareScreen, replay_or_notify
 from tracetui.ui.screens.edit import EditScreen
 from tracetui.ui.widgets.run_list import RunList
 from tracetui.ui.widgets.swimlanes import SwimLanes
@@ -78,12 +78,9 @@ class ReplayActions:
 
     @work(thread=True, exclusive=True, group="replay")
     def rerun(self, run: RunData, edit: tuple[str, Any], original: str | None) -> None:
-        try:
-            outcome = replay(run, [edit])
-        except EditError as exc:
-            self.app.call_from_thread(self.notify, printable(str(exc)), severity="error")  # type: ignore[attr-defined]
-            return
-        self.post_message(Replayed(outcome, original))  # type: ignore[attr-defined]
+        outcome = replay_or_notify(self, replay, run, [edit])  # type: ignore[arg-type]
+        if outcome is not None:
+            self.post_message(Replayed(outcome, original))  # type: ignore[attr-defined]
 
     def on_replayed(self, message: Replayed) -> None:
         self.app.push_screen(CompareScreen(message.outcome, message.original_path))  # type: ignore[attr-defined]
