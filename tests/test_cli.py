@@ -238,3 +238,10 @@ def test_check_counts_incomplete_runs_apart_from_failed_ones(cli, root, tmp_path
     path.write_bytes(b"\n".join(single[:3]) + b"\n")  # started, no failure yet, no summary
     r = cli("check", path)
     assert r.exit_code == 1 and "1 run(s), 0 failed, 1 incomplete" in r.output
+
+
+def test_absurdly_nested_responses_are_refused_clearly(tmp_path):
+    f = tmp_path / "deep.json"
+    f.write_bytes(b"[" + b"[" * 400 + b"]" * 400 + b"]")
+    r = CliRunner().invoke(main, ["run", "--responses", str(f)])
+    assert r.exit_code == 1 and "nests deeper than 200 levels" in r.output

@@ -87,6 +87,10 @@ def _load_responses(path: str) -> list[Any]:
         raise click.ClickException(f"{path}: expected a JSON list of responses, got a {type(value).__name__}")
     if not value:
         raise click.ClickException(f"{path}: the list of responses is empty")
+    from tracetui.providers.base import MAX_DEPTH, too_deep
+
+    if too_deep(value):
+        raise click.ClickException(f"{path}: nests deeper than {MAX_DEPTH} levels; no API response does")
     for i, item in enumerate(value):
         if not isinstance(item, (dict, str)):
             raise click.ClickException(f"{path}: response {i} is a {type(item).__name__}; expected an object")

@@ -19,6 +19,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+FIXED_DATE = "Mon, 30 Nov 2026 00:00:00 GMT"
 from typing import Any
 
 PAUSE_LIMIT = 2.0  # seconds a paused stream waits for its release before going on anyway (and failing the test)
@@ -50,6 +52,9 @@ class ScriptedServer:
 
             def log_message(self, *args):  # keep test output clean
                 pass
+
+            def date_time_string(self, timestamp=None):  # a fixed Date header: recorded traces stay comparable
+                return FIXED_DATE
 
             def do_POST(self):
                 raw = self.rfile.read(int(self.headers.get("content-length") or 0))

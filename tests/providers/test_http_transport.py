@@ -27,7 +27,8 @@ def test_json_reply_keeps_only_headers_that_matter():
         ex = transport.send(request(server.url + "/v1/chat/completions"))
         sent = server.requests[0]
     assert (ex.status, ex.body, ex.error) == (200, {"ok": 1}, None)
-    assert ex.headers == {"x-request-id": "req_9", "retry-after": "1", "content-type": "application/json"}
+    assert ex.headers == {"x-request-id": "req_9", "retry-after": "1", "content-type": "application/json",
+                          "date": "Mon, 30 Nov 2026 00:00:00 GMT"}
     assert ex.latency_ms >= 0 and transport.exchanges == [ex]
     assert sent["body"] == {"hello": "world"} and sent["headers"]["authorization"] == f"Bearer {KEY}"
 

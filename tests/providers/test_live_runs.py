@@ -85,6 +85,17 @@ def test_rate_limit_waits_as_retry_after_says(provider):
     assert_replays(result)
 
 
+def test_retry_after_as_a_date_is_measured_against_the_servers_clock():
+    call, answer = bodies("openai-chat")
+    # the scripted server's Date header is Mon, 30 Nov 2026 00:00:00 GMT
+    result, _, sleeps = live("openai-chat", [Reply(429, RATE_LIMITED, {"retry-after": "Mon, 30 Nov 2026 00:00:04 GMT"}),
+                                             Reply(body=call), Reply(body=answer)])
+    first = http_events(result)[0]
+    assert first["data"]["backoff_source"] == "retry-after date" and first["data"]["backoff_ms"] == 4000
+    assert sleeps.calls == [4.0] and result.status == "answer_ready"
+    assert_replays(result)
+
+
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_html_page_with_status_200_is_a_foreign_body(provider):
     result, _, sleeps = live(provider, [Reply(200, HTML)])

@@ -34,7 +34,8 @@ GENERATION_FAILURES = {
 }
 PRODUCER = f"tracetui {__version__}"
 HEADERS_KEPT = ("retry-after", "retry-after-ms", "x-should-retry", "x-request-id", "request-id",
-                "content-type", "openai-processing-ms", "anthropic-ratelimit-requests-remaining")
+                "content-type", "openai-processing-ms", "anthropic-ratelimit-requests-remaining",
+                "date")  # lets a Retry-After given as a date be measured against the server's clock
 
 
 class _Finished(Exception):

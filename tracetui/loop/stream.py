@@ -16,6 +16,8 @@ from typing import Any
 
 import orjson
 
+from tracetui.providers.shapes import json_type, plain
+
 TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
 
 
@@ -37,7 +39,7 @@ def stream_error(event: dict[str, Any]) -> str | None:
     message = err.get("message") or err.get("code") or err.get("status")
     if not message and err is not event:
         message = err.get("type")
-    return str(message or "unknown")
+    return plain(message or "unknown")
 
 
 def complete_json(raw: Any, where: str) -> Any:
@@ -98,13 +100,69 @@ class EventFolder:
 
 
 def assemble(folder: EventFolder, events: list[Any]) -> tuple[Any, str | None]:
-    """Feed every event; return ``(body, None)`` or ``(None, protocol error)``."""
+    """Feed every event; return ``(body, None)`` or ``(None, protocol error)``.
+
+    The folders check what they read; an event shaped so oddly that a check was
+    missed still ends as a protocol error, never as an exception out of the loop.
+    """
     try:
+        if not isinstance(events, list):
+            raise StreamProtocolError(f"events are a JSON {json_type(events)}, not a list")
         for event in events:
             folder.feed(event)
         return folder.finish(), None
     except StreamProtocolError as exc:
         return None, str(exc)
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError) as exc:
+        return None, f"malformed stream event: {type(exc).__name__}: {str(exc)[:200]}"
+
+
+def event_type(event: dict[str, Any]) -> str | None:
+    """An event's ``type``: text, or None when it has none; any other JSON type is a protocol error."""
+    kind = event.get("type")
+    if kind is not None and not isinstance(kind, str):
+        raise StreamProtocolError(f"event type is a JSON {json_type(kind)}, not a string")
+    return kind
+
+
+def text_field(obj: dict[str, Any], key: str, where: str) -> str:
+    """``obj[key]`` as text ("" when absent); any other JSON type is a protocol error."""
+    value = obj.get(key, "")
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise StreamProtocolError(f"{key} in {where} is a JSON {json_type(value)}, not a string")
+    return value
+
+
+def object_field(obj: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+    """``obj[key]`` as an object ({} when absent or null); any other JSON type is a protocol error."""
+    value = obj.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise StreamProtocolError(f"{key} in {where} is a JSON {json_type(value)}, not an object")
+    return value
+
+
+def list_field(obj: dict[str, Any], key: str, where: str) -> list[Any]:
+    """``obj[key]`` as a list ([] when absent or null); any other JSON type is a protocol error."""
+    value = obj.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise StreamProtocolError(f"{key} in {where} is a JSON {json_type(value)}, not a list")
+    return value
+
+
+def index_field(obj: dict[str, Any], key: str, where: str, default: int | None = None) -> int:
+    """``obj[key]`` as a non-negative integer index; anything else is a protocol error."""
+    value = obj.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        shown = "missing" if key not in obj else f"the number {value}" if isinstance(value, int) \
+            and not isinstance(value, bool) else f"a JSON {json_type(value)}"
+        raise StreamProtocolError(f"{key} in {where} is {shown}, not an index")
+    return value
 
 
 @dataclass
@@ -124,31 +182,38 @@ class StreamAssembler(EventFolder):
         return self.final is not None
 
     def take(self, event: dict[str, Any]) -> str | None:
-        kind = event.get("type")
-        idx = event.get("output_index", 0)
-        if kind == "response.output_item.added":
-            self.items[idx] = dict(event.get("item") or {})
-            if self.items[idx].get("type") == "function_call":
-                self.args[idx] = ""
-        elif kind == "response.output_text.delta":
-            return self.show(str(event.get("delta", "")))
-        elif kind == "response.function_call_arguments.delta":
-            if idx not in self.args:
-                raise StreamProtocolError(f"arguments delta for unknown output item {idx}")
-            self.args[idx] += str(event.get("delta", ""))
-        elif kind == "response.function_call_arguments.done":
-            # checked when the stream ends: a response cut by its token limit is "incomplete", not broken
-            self.args[idx] = event.get("arguments", self.args.get(idx, ""))
-        elif kind == "response.output_item.done":
-            item = dict(event.get("item") or self.items.get(idx) or {})
-            if item.get("type") == "function_call" and item.get("status") != "incomplete":
-                complete_json(item.get("arguments", self.args.get(idx, "")), f"output item {idx}")
-            self.items[idx] = item
-        elif kind in TERMINAL:
+        kind = event_type(event)
+        if kind in TERMINAL:
             response = event.get("response")
             if not isinstance(response, dict):
                 raise StreamProtocolError(f"{kind} carries no response object")
             self.final = response
+            return None
+        if kind == "response.output_text.delta":
+            return self.show(text_field(event, "delta", kind))
+        if kind not in ("response.output_item.added", "response.function_call_arguments.delta",
+                        "response.function_call_arguments.done", "response.output_item.done"):
+            return None
+        idx = index_field(event, "output_index", kind, default=0)
+        if kind == "response.output_item.added":
+            self.items[idx] = dict(object_field(event, "item", kind))
+            if self.items[idx].get("type") == "function_call":
+                self.args[idx] = ""
+        elif kind == "response.function_call_arguments.delta":
+            if idx not in self.args:
+                raise StreamProtocolError(f"arguments delta for unknown output item {idx}")
+            self.args[idx] += text_field(event, "delta", kind)
+        elif kind == "response.function_call_arguments.done":
+            # checked when the stream ends: a response cut by its token limit is "incomplete", not broken
+            if "arguments" in event:
+                self.args[idx] = text_field(event, "arguments", kind)
+            else:
+                self.args.setdefault(idx, "")
+        else:  # response.output_item.done
+            item = dict(object_field(event, "item", kind) or self.items.get(idx) or {})
+            if item.get("type") == "function_call" and item.get("status") != "incomplete":
+                complete_json(item.get("arguments", self.args.get(idx, "")), f"output item {idx}")
+            self.items[idx] = item
         return None
 
     def result(self) -> dict[str, Any]:

@@ -15,12 +15,14 @@ from typing import Any
 
 import orjson
 
-from tracetui.loop.stream import EventFolder, StreamProtocolError, assemble, complete_json
+from tracetui.loop.stream import (
+    EventFolder, StreamProtocolError, assemble, complete_json, event_type, index_field, object_field, text_field,
+)
 from tracetui.providers.base import (
     EMPTY, FAILED, FOREIGN_BODY, INCOMPLETE, INVALID_TOOL_CALL, REFUSED, TEXT, TOOL_CALLS, UNSUPPORTED,
     ModelTurn, ToolCall,
 )
-from tracetui.providers.shapes import canonical_json, foreign_detail, identify
+from tracetui.providers.shapes import brief, foreign_detail, identify, plain, text_or_none, try_canonical_json
 from tracetui.providers.transcript import turns
 
 API_VERSION = "2023-06-01"
@@ -60,28 +62,28 @@ class AnthropicAdapter:
     def parse_response(self, body: Any) -> ModelTurn:
         if isinstance(body, dict) and body.get("type") == "error":
             err = body.get("error") if isinstance(body.get("error"), dict) else {}
-            return ModelTurn(FAILED, detail=f"error body with status 200: {err.get('type', 'error')}: "
-                                            f"{err.get('message', '')}".rstrip(": "))
+            return ModelTurn(FAILED, detail=f"error body with status 200: {plain(err.get('type', 'error'))}: "
+                                            f"{plain(err.get('message', ''))}".rstrip(": "))
         if identify(body) != "anthropic" or body.get("role", "assistant") != "assistant":
             return ModelTurn(FOREIGN_BODY, detail=foreign_detail(body, self.name))
         stop = body.get("stop_reason")
+        stop_text = text_or_none(stop)
         usage = body.get("usage") if isinstance(body.get("usage"), dict) else None
         content = body.get("content")
         if not isinstance(content, list) or not all(isinstance(b, dict) for b in content):
-            return ModelTurn(UNSUPPORTED, finish_reason=stop, usage=usage, detail="content is not a list of blocks")
+            return ModelTurn(UNSUPPORTED, finish_reason=stop_text, usage=usage, detail="content is not a list of blocks")
         types = [str(b.get("type")) for b in content]
         text = "".join(b["text"] for b in content if b.get("type") == "text" and isinstance(b.get("text"), str))
         loose = [_loose_call(b) for b in content if b.get("type") == "tool_use"]
-        common = {"finish_reason": stop, "usage": usage, "item_types": types, "status": None}
+        common = {"finish_reason": stop_text, "usage": usage, "item_types": types, "status": None}
         if stop == "refusal":
             partial = f"; {len(text)} characters of partial text discarded" if text else ""
             return ModelTurn(REFUSED, text=text, calls=loose, **common,
                              detail=f"model refused (stop_reason refusal){partial}")
-        if stop in CUT_SHORT:
-            return ModelTurn(INCOMPLETE, text=text, calls=loose, **common, detail=CUT_SHORT[stop])
+        if stop_text in CUT_SHORT:
+            return ModelTurn(INCOMPLETE, text=text, calls=loose, **common, detail=CUT_SHORT[stop_text])
         if stop not in ("end_turn", "stop_sequence", "tool_use"):
-            return ModelTurn(UNSUPPORTED, text=text, **{**common, "finish_reason": stop if isinstance(stop, str) else None},
-                             detail=f"unexpected stop_reason {stop!r}")
+            return ModelTurn(UNSUPPORTED, text=text, **common, detail=f"unexpected stop_reason {brief(stop)}")
         calls: list[ToolCall] = []
         items: list[dict[str, Any]] = []
         for block in content:
@@ -95,14 +97,17 @@ class AnthropicAdapter:
                         and block["name"] and isinstance(block.get("input"), dict)):
                     return ModelTurn(INVALID_TOOL_CALL, text=text, calls=loose, **common,
                                      detail="tool_use block without id, name or an input object")
-                args = canonical_json(block["input"])
+                args = try_canonical_json(block["input"])
+                if args is None:
+                    return ModelTurn(INVALID_TOOL_CALL, text=text, calls=loose, **common,
+                                     detail="tool_use input nests too deeply to be written as JSON")
                 calls.append(ToolCall(block["id"], block["name"], args))
                 items.append({"type": "tool_call", "call_id": block["id"], "name": block["name"], "arguments": args,
                               "raw": block})
             elif kind in REASONING_BLOCKS:
                 items.append({"type": "reasoning", "raw": block})
             else:
-                return ModelTurn(UNSUPPORTED, text=text, **common, detail=f"unknown content block {kind!r}")
+                return ModelTurn(UNSUPPORTED, text=text, **common, detail=f"unknown content block {brief(kind)}")
         if calls:
             return ModelTurn(TOOL_CALLS, text=text, calls=calls, items=items, **common)
         if stop == "tool_use":
@@ -135,55 +140,70 @@ class AnthropicStreamAssembler(EventFolder):
         self.open: set[int] = set()
 
     def take(self, event: dict[str, Any]) -> str | None:
-        kind = event.get("type")
+        kind = event_type(event)
         if kind == "message_start":
             if self.message is not None or not isinstance(event.get("message"), dict):
                 raise StreamProtocolError("message_start repeated or without a message")
             self.message = dict(event["message"])
             return None
-        if kind in ("ping", None) or not str(kind).startswith(("content_block", "message_")):
+        if kind in ("ping", None) or not kind.startswith(("content_block", "message_")):
             return None
         if self.message is None:
             raise StreamProtocolError(f"{kind} before message_start")
-        idx = event.get("index")
         if kind == "content_block_start":
+            idx = event.get("index")
             block = event.get("content_block")
-            if not isinstance(idx, int) or not isinstance(block, dict) or idx in self.blocks:
+            if isinstance(idx, bool) or not isinstance(idx, int) or not isinstance(block, dict) or idx in self.blocks:
                 raise StreamProtocolError("content_block_start without a new index and a block")
             self.blocks[idx] = dict(block)
             self.open.add(idx)
             if block.get("type") == "tool_use":
                 self.json[idx] = ""
         elif kind == "content_block_delta":
-            if idx not in self.open:
-                raise StreamProtocolError(f"delta for content block {idx}, which is not open")
-            delta = event.get("delta") or {}
+            idx = self._open_index(event, "delta for")
+            delta = object_field(event, "delta", kind)
             block = self.blocks[idx]
-            if delta.get("type") == "text_delta":
-                block["text"] = block.get("text", "") + str(delta.get("text", ""))
-                return self.show(str(delta.get("text", "")))
-            if delta.get("type") == "input_json_delta":
+            dtype = delta.get("type")
+            if dtype == "text_delta":
+                text = text_field(delta, "text", "a text_delta")
+                block["text"] = self._so_far(block, "text", idx) + text
+                return self.show(text)
+            if dtype == "input_json_delta":
                 if idx not in self.json:
                     raise StreamProtocolError(f"input_json_delta for content block {idx}, which is not a tool_use")
-                self.json[idx] += str(delta.get("partial_json", ""))
-            elif delta.get("type") == "thinking_delta":
-                block["thinking"] = block.get("thinking", "") + str(delta.get("thinking", ""))
-            elif delta.get("type") == "signature_delta":
-                block["signature"] = str(delta.get("signature", ""))
+                self.json[idx] += text_field(delta, "partial_json", "an input_json_delta")
+            elif dtype == "thinking_delta":
+                block["thinking"] = self._so_far(block, "thinking", idx) + text_field(delta, "thinking",
+                                                                                       "a thinking_delta")
+            elif dtype == "signature_delta":
+                block["signature"] = text_field(delta, "signature", "a signature_delta")
         elif kind == "content_block_stop":
-            if idx not in self.open:
-                raise StreamProtocolError(f"content_block_stop for content block {idx}, which is not open")
-            self.open.discard(idx)
+            self.open.discard(self._open_index(event, "content_block_stop for"))
         elif kind == "message_delta":
-            delta = event.get("delta") or {}
+            delta = object_field(event, "delta", kind)
             for key in ("stop_reason", "stop_sequence"):
                 if key in delta:
                     self.message[key] = delta[key]
             if isinstance(event.get("usage"), dict):
-                self.message["usage"] = {**(self.message.get("usage") or {}), **event["usage"]}
+                usage = self.message.get("usage")
+                self.message["usage"] = {**(usage if isinstance(usage, dict) else {}), **event["usage"]}
         elif kind == "message_stop":
             self.ended = True
         return None
+
+    def _open_index(self, event: dict[str, Any], what: str) -> int:
+        idx = index_field(event, "index", str(event.get("type")))
+        if idx not in self.open:
+            raise StreamProtocolError(f"{what} content block {idx}, which is not open")
+        return idx
+
+    @staticmethod
+    def _so_far(block: dict[str, Any], key: str, idx: int) -> str:
+        """Text a block has accumulated (or started with); a block that started with non-text cannot grow."""
+        value = block.get(key, "")
+        if not isinstance(value, str):
+            raise StreamProtocolError(f"content block {idx} started with a {key} that is not a string")
+        return value
 
     def result(self) -> dict[str, Any]:
         assert self.message is not None
@@ -192,12 +212,13 @@ class AnthropicStreamAssembler(EventFolder):
         stop = self.message.get("stop_reason")
         if stop is None:
             raise StreamProtocolError("message stopped without a stop_reason")
+        cut = isinstance(stop, str) and (stop in CUT_SHORT or stop == "refusal")
         content = []
         for idx in sorted(self.blocks):
             block = self.blocks[idx]
             if idx in self.json:
                 raw = self.json[idx] or "{}"  # a tool without parameters streams no JSON at all
-                if stop in CUT_SHORT or stop == "refusal":
+                if cut:
                     try:
                         block["input"] = orjson.loads(raw)
                     except orjson.JSONDecodeError:
@@ -227,7 +248,7 @@ def _block(item: dict[str, Any]) -> dict[str, Any] | None:
 def _loose_call(block: dict[str, Any]) -> ToolCall:
     """A call as far as it got (partial JSON when cut off), for reporting only."""
     if isinstance(block.get("input"), dict):
-        args = canonical_json(block["input"])
+        args = try_canonical_json(block["input"])
     else:
-        args = block.get("partial_json") if isinstance(block.get("partial_json"), str) else None
-    return ToolCall(block.get("id"), block.get("name"), args)
+        args = text_or_none(block.get("partial_json"))
+    return ToolCall(text_or_none(block.get("id")), text_or_none(block.get("name")), args)

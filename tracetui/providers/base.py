@@ -7,8 +7,11 @@ the provider-neutral transcript and parses its response into a :class:`ModelTurn
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from tracetui.providers.shapes import json_type
 
 
 @dataclass(slots=True)
@@ -48,18 +51,111 @@ class Exchange:
 
     @classmethod
     def from_record(cls, rec: Any) -> "Exchange":
-        """Accept a recorded exchange, or a bare response body (an HTTP 200)."""
-        if isinstance(rec, dict) and "status" in rec and ("body" in rec or "events" in rec or "error" in rec) \
-                and (rec["status"] is None or isinstance(rec["status"], int)) and not isinstance(rec.get("status"), bool):
-            return cls(
-                status=rec["status"],
-                headers=dict(rec.get("headers") or {}),
-                body=rec.get("body"),
-                latency_ms=int(rec.get("latency_ms") or 0),
-                error=rec.get("error"),
-                events=rec.get("events"),
-            )
-        return cls(status=200, headers={"content-type": "application/json"}, body=rec)
+        """Accept a recorded exchange, or a bare response body (an HTTP 200).
+
+        Recorded exchanges come from untrusted files, so every field is checked:
+        headers keep only string names with scalar values (as text), a latency that
+        is not a non-negative integer becomes 0. A record whose status, error or
+        events cannot be meant as written becomes a ``malformed_exchange`` failure
+        (no status, not retried), with the reason as its error body.
+        """
+        if too_deep(rec):  # JSON output stops at 254 levels: such a record could be neither sent nor traced
+            return cls(status=None, error=MALFORMED_EXCHANGE, body={"error": {
+                "type": MALFORMED_EXCHANGE, "message": f"recorded exchange nests deeper than {MAX_DEPTH} levels"}})
+        if not _looks_recorded(rec):
+            return cls(status=200, headers={"content-type": "application/json"}, body=rec)
+        headers = _clean_headers(rec.get("headers"))
+        latency = _clean_latency(rec.get("latency_ms"))
+        problem = _record_problem(rec)
+        if problem is not None:
+            return cls(status=None, headers=headers, latency_ms=latency, error=MALFORMED_EXCHANGE, body={
+                "error": {"type": MALFORMED_EXCHANGE, "message": f"recorded exchange is malformed: {problem}"}})
+        return cls(
+            status=rec["status"],
+            headers=headers,
+            body=rec.get("body"),
+            latency_ms=latency,
+            error=rec.get("error") or None,
+            events=rec.get("events"),
+        )
+
+
+#: ``Exchange.error`` of a recorded exchange that cannot be used as one
+MALFORMED_EXCHANGE = "malformed_exchange"
+#: deepest nesting accepted in a recorded exchange, well inside what JSON output (orjson) can write back
+MAX_DEPTH = 200
+_MAX_LATENCY_MS = 2 ** 53
+
+
+def too_deep(value: Any) -> bool:
+    """Whether arrays and objects nest more than MAX_DEPTH levels (checked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _looks_recorded(rec: Any) -> bool:
+    """A recorded exchange rather than a bare body: a non-text ``status`` next to a body, events or error.
+
+    A textual ``status`` is a body's own field (a Responses object), so that dict is a bare body,
+    unless the text is a number (``"200"``): that is a record with a mistyped status.
+    """
+    if not (isinstance(rec, dict) and "status" in rec and ("body" in rec or "events" in rec or "error" in rec)):
+        return False
+    status = rec["status"]
+    return not isinstance(status, str) or status.strip().isdigit()
+
+
+def _record_problem(rec: dict[str, Any]) -> str | None:
+    status, error, events = rec["status"], rec.get("error"), rec.get("events")
+    if status is not None and (isinstance(status, bool) or not isinstance(status, int)):
+        return f"status is a JSON {json_type(status)}, not an integer or null"
+    if status is not None and not 100 <= status <= 599:
+        return f"status {status} is not an HTTP status code"
+    if error is not None and not isinstance(error, str):
+        return f"error is a JSON {json_type(error)}, not a string or null"
+    if events is not None and not isinstance(events, list):
+        return f"events is a JSON {json_type(events)}, not a list"
+    return None
+
+
+def _clean_headers(raw: Any) -> dict[str, str]:
+    """String names only; string values as they are, other scalars as their JSON text, the rest dropped."""
+    if not isinstance(raw, dict):
+        return {}
+    headers: dict[str, str] = {}
+    for name, value in raw.items():
+        if not isinstance(name, str):
+            continue
+        if isinstance(value, str):
+            headers[name] = value
+        elif isinstance(value, bool):
+            headers[name] = "true" if value else "false"
+        elif isinstance(value, (int, float)) and math.isfinite(value):
+            headers[name] = str(value)
+    return headers
+
+
+def _clean_latency(raw: Any) -> int:
+    if isinstance(raw, bool):
+        return 0
+    if isinstance(raw, str) and raw.strip().isdecimal() and len(raw.strip()) <= 16:
+        raw = int(raw.strip())
+    if isinstance(raw, float) and math.isfinite(raw):
+        raw = int(raw)
+    if isinstance(raw, int) and 0 <= raw <= _MAX_LATENCY_MS:
+        return raw
+    return 0
 
 
 class Transport(Protocol):

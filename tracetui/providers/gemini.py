@@ -17,12 +17,16 @@ from typing import Any
 
 import orjson
 
-from tracetui.loop.stream import EventFolder, StreamProtocolError, assemble, stream_error
+from tracetui.loop.stream import (
+    EventFolder, StreamProtocolError, assemble, list_field, object_field, stream_error,
+)
 from tracetui.providers.base import (
     EMPTY, FAILED, FOREIGN_BODY, INCOMPLETE, INVALID_TOOL_CALL, REFUSED, TEXT, TOOL_CALLS, UNSUPPORTED,
     ModelTurn, ToolCall,
 )
-from tracetui.providers.shapes import canonical_json, error_message, foreign_detail, identify
+from tracetui.providers.shapes import (
+    brief, error_message, foreign_detail, identify, json_type, plain, text_or_none, try_canonical_json,
+)
 from tracetui.providers.transcript import call_names, turns
 
 BLOCKED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"}
@@ -72,12 +76,14 @@ class GeminiAdapter:
         feedback = body.get("promptFeedback") if isinstance(body.get("promptFeedback"), dict) else {}
         candidates = body.get("candidates")
         if feedback.get("blockReason"):
-            return ModelTurn(REFUSED, finish_reason=str(feedback["blockReason"]), usage=usage,
-                             detail=f"prompt blocked (promptFeedback.blockReason {feedback['blockReason']})")
+            reason = plain(feedback["blockReason"])
+            return ModelTurn(REFUSED, finish_reason=reason, usage=usage,
+                             detail=f"prompt blocked (promptFeedback.blockReason {reason})")
         if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], dict):
             return ModelTurn(EMPTY, usage=usage, detail="no candidate in the response")
         cand = candidates[0]
-        finish = cand.get("finishReason")
+        raw_finish = cand.get("finishReason")
+        finish = text_or_none(raw_finish)
         content = cand.get("content") if isinstance(cand.get("content"), dict) else {}
         parts = content.get("parts") or []
         if not isinstance(parts, list) or not all(isinstance(p, dict) for p in parts):
@@ -85,7 +91,7 @@ class GeminiAdapter:
         types = [_part_type(p) for p in parts]
         text = "".join(p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought"))
         loose = [_loose_call(p) for p in parts if "functionCall" in p]
-        common = {"finish_reason": finish if isinstance(finish, str) else None, "usage": usage, "item_types": types}
+        common = {"finish_reason": finish, "usage": usage, "item_types": types}
         why = f": {cand['finishMessage']}" if isinstance(cand.get("finishMessage"), str) else ""
         if finish in BAD_CALL:
             return ModelTurn(INVALID_TOOL_CALL, text=text, calls=loose, **common,
@@ -97,7 +103,7 @@ class GeminiAdapter:
             return ModelTurn(INCOMPLETE, text=text, calls=loose, **common,
                              detail="response cut off at maxOutputTokens (finishReason MAX_TOKENS)")
         if finish != "STOP":
-            return ModelTurn(UNSUPPORTED, text=text, **common, detail=f"unexpected finishReason {finish!r}{why}")
+            return ModelTurn(UNSUPPORTED, text=text, **common, detail=f"unexpected finishReason {brief(raw_finish)}{why}")
         calls: list[ToolCall] = []
         items: list[dict[str, Any]] = []
         made_up: list[str] = []
@@ -115,7 +121,10 @@ class GeminiAdapter:
                     self.synthesized += 1
                     call_id = f"{SYNTH_PREFIX}{self.synthesized}"
                     made_up.append(call_id)
-                arguments = canonical_json(args)
+                arguments = try_canonical_json(args)
+                if arguments is None:
+                    return ModelTurn(INVALID_TOOL_CALL, text=text, calls=loose, **common,
+                                     detail="functionCall args nest too deeply to be written as JSON")
                 calls.append(ToolCall(call_id, fc["name"], arguments))
                 items.append({"type": "tool_call", "call_id": call_id, "name": fc["name"], "arguments": arguments,
                               "raw": part})
@@ -156,12 +165,12 @@ class GeminiStreamAssembler(EventFolder):
     def after_end(self, event: dict[str, Any]) -> bool:
         """Usage-only chunks may trail; an error chunk passes too, so it is reported as the error it is."""
         return stream_error(event) is not None or not any(
-            isinstance(c, dict) and (c.get("content") or {}).get("parts") for c in event.get("candidates") or ())
+            _parts(c) for c in list_field(event, "candidates", "a chunk") if isinstance(c, dict))
 
     def take(self, event: dict[str, Any]) -> str | None:
         if identify(event) != "gemini" and "usageMetadata" not in event:
             if "data" in event:
-                raise StreamProtocolError(f"event data is not a chunk: {str(event['data'])[:60]!r}")
+                raise StreamProtocolError(f"event data is not a chunk: {plain(event['data'])[:60]!r}")
             return None
         for key in ("usageMetadata", "modelVersion", "responseId", "promptFeedback"):
             if key in event:
@@ -170,10 +179,10 @@ class GeminiStreamAssembler(EventFolder):
         if feedback.get("blockReason"):
             self.ended = True
         shown = None
-        for cand in event.get("candidates") or ():
+        for cand in list_field(event, "candidates", "a chunk"):
             if not isinstance(cand, dict) or cand.get("index", 0) != 0:
                 continue
-            for part in (cand.get("content") or {}).get("parts") or ():
+            for part in _parts(cand):
                 shown = self._part(part) or shown
             for key, value in cand.items():
                 if key not in ("content", "index"):
@@ -192,7 +201,9 @@ class GeminiStreamAssembler(EventFolder):
                 raise StreamProtocolError("functionCall args arrived as text, not a complete object")
             self.parts.append(part)
             return None
-        if set(part) == {"text"} and isinstance(part["text"], str):
+        if "text" in part and not isinstance(part["text"], str):
+            raise StreamProtocolError(f"a part's text is a JSON {json_type(part['text'])}, not a string")
+        if set(part) == {"text"}:
             if self.parts and set(self.parts[-1]) == {"text"}:
                 self.parts[-1] = {"text": self.parts[-1]["text"] + part["text"]}
             else:
@@ -208,6 +219,11 @@ class GeminiStreamAssembler(EventFolder):
         if self.finish_reason is not None:
             body["candidates"] = [{**self.candidate, "content": {"role": "model", "parts": self.parts}, "index": 0}]
         return body
+
+
+def _parts(cand: dict[str, Any]) -> list[Any]:
+    """A streamed candidate's ``content.parts`` ([] when it has none); other shapes are a protocol error."""
+    return list_field(object_field(cand, "content", "a candidate"), "parts", "a candidate's content")
 
 
 def _part(item: dict[str, Any]) -> dict[str, Any] | None:
@@ -256,5 +272,5 @@ def _part_type(part: dict[str, Any]) -> str:
 def _loose_call(part: dict[str, Any]) -> ToolCall:
     fc = part.get("functionCall") if isinstance(part.get("functionCall"), dict) else {}
     args = fc.get("args")
-    return ToolCall(fc.get("id"), fc.get("name"),
-                    canonical_json(args) if isinstance(args, dict) else (args if isinstance(args, str) else None))
+    return ToolCall(text_or_none(fc.get("id")), text_or_none(fc.get("name")),
+                    try_canonical_json(args) if isinstance(args, dict) else text_or_none(args))

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracetui.loop.stream import EventFolder, StreamProtocolError, assemble, complete_json
+from tracetui.loop.stream import (
+    EventFolder, StreamProtocolError, assemble, complete_json, list_field, object_field,
+)
 from tracetui.providers.base import (
     EMPTY, FAILED, FOREIGN_BODY, INCOMPLETE, INVALID_TOOL_CALL, REFUSED, TEXT, TOOL_CALLS, UNSUPPORTED,
     ModelTurn, ToolCall,
 )
-from tracetui.providers.shapes import error_message, foreign_detail, identify
+from tracetui.providers.shapes import brief, error_message, foreign_detail, identify, json_type, plain, text_or_none
 from tracetui.providers.transcript import turns
 
 DONE = "[DONE]"
@@ -53,7 +55,8 @@ class OpenAIChatAdapter:
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             return ModelTurn(UNSUPPORTED, usage=usage, detail="no choice in the response")
         choice = choices[0]
-        finish = choice.get("finish_reason")
+        raw_finish = choice.get("finish_reason")
+        finish = text_or_none(raw_finish)
         message = choice.get("message")
         if not isinstance(message, dict):
             return ModelTurn(UNSUPPORTED, finish_reason=finish, usage=usage, detail="choice has no message object")
@@ -75,8 +78,8 @@ class OpenAIChatAdapter:
             return ModelTurn(INCOMPLETE, text=text, calls=partial, finish_reason=finish, usage=usage, item_types=types,
                              detail="response cut off at the output token limit (finish_reason length)")
         if finish not in ("stop", "tool_calls", "function_call"):
-            return ModelTurn(UNSUPPORTED, text=text, finish_reason=finish if isinstance(finish, str) else None,
-                             usage=usage, item_types=types, detail=f"unexpected finish_reason {finish!r}")
+            return ModelTurn(UNSUPPORTED, text=text, finish_reason=finish,
+                             usage=usage, item_types=types, detail=f"unexpected finish_reason {brief(raw_finish)}")
         items: list[dict[str, Any]] = []
         if text:
             items.append({"type": "message", "role": "assistant", "content": text})
@@ -133,7 +136,7 @@ class ChatStreamAssembler(EventFolder):
             return None
         if "choices" not in event:
             if "data" in event:
-                raise StreamProtocolError(f"event data is not a chunk: {str(event['data'])[:60]!r}")
+                raise StreamProtocolError(f"event data is not a chunk: {plain(event['data'])[:60]!r}")
             return None
         for key in ("id", "model", "created", "system_fingerprint", "service_tier"):
             if key in event:
@@ -141,33 +144,37 @@ class ChatStreamAssembler(EventFolder):
         if isinstance(event.get("usage"), dict):
             self.usage = event["usage"]
         shown = None
-        for choice in event.get("choices") or ():
+        for choice in list_field(event, "choices", "a chunk"):
             if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 continue
             if self.finish_reason is not None and choice.get("delta"):
                 raise StreamProtocolError("content after the choice finished")
-            delta = choice.get("delta") or {}
+            delta = object_field(choice, "delta", "a choice")
             if isinstance(delta.get("content"), str) and delta["content"]:
                 shown = self.show(delta["content"])
             if isinstance(delta.get("refusal"), str):
                 self.refusal += delta["refusal"]
-            for frag in delta.get("tool_calls") or ():
+            for frag in list_field(delta, "tool_calls", "a delta"):
                 self._fragment(frag)
             if choice.get("finish_reason") is not None:
                 self.finish_reason = choice["finish_reason"]
         return shown
 
     def _fragment(self, frag: Any) -> None:
-        if not isinstance(frag, dict) or not isinstance(frag.get("index"), int):
+        if not isinstance(frag, dict) or isinstance(frag.get("index"), bool) or not isinstance(frag.get("index"), int):
             raise StreamProtocolError("tool call fragment without an index")
         call = self.calls.get(frag["index"])
         if call is None:
             if not frag.get("id"):
                 raise StreamProtocolError(f"tool call {frag['index']} starts without an id")
+            if not isinstance(frag["id"], str):
+                raise StreamProtocolError(f"tool call {frag['index']} has an id that is a JSON {json_type(frag['id'])}")
             call = self.calls[frag["index"]] = {"id": frag["id"], "type": "function",
                                                 "function": {"name": "", "arguments": ""}}
-        fn = frag.get("function") or {}
+        fn = object_field(frag, "function", f"tool call {frag['index']}")
         if fn.get("name"):
+            if not isinstance(fn["name"], str):
+                raise StreamProtocolError(f"tool call {frag['index']} has a name that is a JSON {json_type(fn['name'])}")
             call["function"]["name"] = call["function"]["name"] or fn["name"]
         if isinstance(fn.get("arguments"), str):
             call["function"]["arguments"] += fn["arguments"]
@@ -219,4 +226,5 @@ def _loose_call(raw: Any) -> ToolCall:
     """A call as far as it got, for reporting a truncated or invalid turn; never executed."""
     fn = raw.get("function") if isinstance(raw, dict) else None
     fn = fn if isinstance(fn, dict) else {}
-    return ToolCall(raw.get("id") if isinstance(raw, dict) else None, fn.get("name"), fn.get("arguments"))
+    return ToolCall(text_or_none(raw.get("id")) if isinstance(raw, dict) else None, text_or_none(fn.get("name")),
+                    text_or_none(fn.get("arguments")))

@@ -12,6 +12,7 @@ from tracetui.providers.base import (
     CANCELLED, EMPTY, FAILED, FOREIGN_BODY, INCOMPLETE, INVALID_TOOL_CALL, REFUSED, TEXT, TOOL_CALLS, UNSUPPORTED,
     ModelTurn, ToolCall,
 )
+from tracetui.providers.shapes import brief, json_type, plain, text_or_none
 
 
 class OpenAIResponsesAdapter:
@@ -44,21 +45,21 @@ class OpenAIResponsesAdapter:
         status = body.get("status")
         usage = body.get("usage") if isinstance(body.get("usage"), dict) else None
         output = body.get("output")
-        types = [i.get("type", "?") if isinstance(i, dict) else "?" for i in output] if isinstance(output, list) else []
+        types = [_item_type(i) for i in output] if isinstance(output, list) else []
         if status == "incomplete":
             details = body.get("incomplete_details") or {}
             reason = details.get("reason") if isinstance(details, dict) else None
-            return ModelTurn(INCOMPLETE, status=status, finish_reason=reason, usage=usage, item_types=types,
-                             detail=f"response incomplete: {reason or 'no reason given'}",
+            return ModelTurn(INCOMPLETE, status=status, finish_reason=text_or_none(reason), usage=usage, item_types=types,
+                             detail=f"response incomplete: {plain(reason or 'no reason given')}",
                              text=_texts(output), calls=_calls(output))
         if status in ("failed", "cancelled"):
             err = body.get("error") if isinstance(body.get("error"), dict) else {}
             msg = err.get("message") if err else None
             return ModelTurn(FAILED if status == "failed" else CANCELLED, status=status, usage=usage, item_types=types,
-                             detail=f"response {status}" + (f": {msg}" if msg else ""))
+                             detail=f"response {status}" + (f": {plain(msg)}" if msg else ""))
         if status != "completed" or not isinstance(output, list):
             return ModelTurn(UNSUPPORTED, status=status if isinstance(status, str) else None, item_types=types,
-                             detail=f"unexpected response status {status!r}" if status != "completed"
+                             detail=f"unexpected response status {brief(status)}" if status != "completed"
                              else "output is not a list")
         calls: list[ToolCall] = []
         texts: list[str] = []
@@ -83,17 +84,17 @@ class OpenAIResponsesAdapter:
                         return ModelTurn(UNSUPPORTED, status=status, item_types=types, detail="content part is not an object")
                     if part.get("type") == "refusal":
                         return ModelTurn(REFUSED, status=status, usage=usage, item_types=types,
-                                         detail=str(part.get("refusal") or "refused"))
+                                         detail=plain(part.get("refusal") or "refused"))
                     if part.get("type") != "output_text" or not isinstance(part.get("text"), str):
                         return ModelTurn(UNSUPPORTED, status=status, item_types=types,
-                                         detail=f"unknown content part {part.get('type')!r}")
+                                         detail=f"unknown content part {brief(part.get('type'))}")
                     texts.append(part["text"])
                 items.append({"type": "message", "role": "assistant", "content": "".join(
                     p["text"] for p in content)})
             elif kind == "reasoning":
                 items.append({"type": "reasoning", "raw": item})
             else:
-                return ModelTurn(UNSUPPORTED, status=status, item_types=types, detail=f"unknown output item {kind!r}")
+                return ModelTurn(UNSUPPORTED, status=status, item_types=types, detail=f"unknown output item {brief(kind)}")
         if calls:
             return ModelTurn(TOOL_CALLS, text="".join(texts), calls=calls, items=items, usage=usage,
                              status=status, item_types=types, finish_reason="tool_calls")
@@ -125,8 +126,16 @@ def _texts(output: Any) -> str:
 def _calls(output: Any) -> list[ToolCall]:
     if not isinstance(output, list):
         return []
-    return [ToolCall(i.get("call_id"), i.get("name"), i.get("arguments")) for i in output
-            if isinstance(i, dict) and i.get("type") == "function_call"]
+    return [ToolCall(text_or_none(i.get("call_id")), text_or_none(i.get("name")), text_or_none(i.get("arguments")))
+            for i in output if isinstance(i, dict) and i.get("type") == "function_call"]
+
+
+def _item_type(item: Any) -> str:
+    """An output item's type for the trace: its text, ``?`` when it has none, or the JSON type it is instead."""
+    if not isinstance(item, dict):
+        return "?"
+    kind = item.get("type", "?")
+    return kind if isinstance(kind, str) else f"<{json_type(kind)}>"
 
 
 def _not_responses(body: Any) -> str:
@@ -142,5 +151,5 @@ def _not_responses(body: Any) -> str:
             return "body looks like a Chat Completions response, not a Responses API object"
         if "candidates" in body:
             return "body looks like a Gemini response, not a Responses API object"
-        return f"body has object {body.get('object')!r}, not 'response'"
+        return f"body has object {brief(body.get('object'))}, not 'response'"
     return f"body is a JSON {type(body).__name__}, not an object"

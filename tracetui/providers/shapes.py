@@ -60,5 +60,52 @@ def error_message(body: Any) -> str | None:
     """``error.message`` of an error envelope every vendor here uses, if the body is one."""
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         err = body["error"]
-        return str(err.get("message") or err.get("status") or err.get("type") or "error")
+        return plain(err.get("message") or err.get("status") or err.get("type") or "error")
     return None
+
+
+def json_type(value: Any) -> str:
+    """What a parsed JSON value is, in JSON's words."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+
+
+def brief(value: Any, limit: int = 120) -> str:
+    """A value for a message, as ``repr`` would show it: scalars as they are (long text cut), an array or
+    object only by its type, so an untrusted value of any size or depth is safe to mention."""
+    if isinstance(value, str):
+        shown = repr(value)
+        return shown if len(shown) <= limit else shown[:limit - 1] + "…"
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
+    return f"a JSON {json_type(value)}"
+
+
+def plain(value: Any, limit: int = 200) -> str:
+    """A value that should be text, as text: a string as it is, anything else as ``str`` would show it
+    (cut at ``limit``), or only its type when it nests too deeply to print."""
+    if isinstance(value, str):
+        return value
+    try:
+        shown = str(value)
+    except RecursionError:
+        return f"a deeply nested JSON {json_type(value)}"
+    return shown if len(shown) <= limit else shown[:limit - 1] + "…"
+
+
+def text_or_none(value: Any) -> str | None:
+    """``value`` if it is a string, else None: for fields reported from an untrusted body."""
+    return value if isinstance(value, str) else None
+
+
+def try_canonical_json(value: Any) -> str | None:
+    """:func:`canonical_json`, or None when the value cannot be written (nested deeper than JSON output allows)."""
+    try:
+        return canonical_json(value)
+    except orjson.JSONEncodeError:
+        return None
