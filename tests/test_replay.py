@@ -211,3 +211,21 @@ def test_edits_the_loop_cannot_run_are_refused_not_crashed(scenarios, path, text
     current, exists = current_value(run, path)
     with pytest.raises(EditError, match=message):
         replay(run, [(path, parse_value(current, text, exists=exists))])
+
+
+def test_a_repeated_run_id_replays_byte_for_byte(tmp_path, root):
+    from tracetui.trace.writer import encode_record
+    S = root / "sample_traces"
+    a = read_trace(S / "recorded-cross_tenant.jsonl").runs["recorded-cross_tenant"]
+    b = read_trace(S / "recorded-normal.jsonl").runs["recorded-normal"]
+    lines = [encode_record(r) for r in (a.run, *a.events, a.summary)]
+    lines += [encode_record({**r, "run_id": "recorded-cross_tenant"}) for r in (b.run, *b.events, b.summary)]
+    path = tmp_path / "appended.jsonl"
+    path.write_bytes(b"".join(lines))
+    runs = read_trace(path).runs
+    assert list(runs) == ["recorded-cross_tenant", "recorded-cross_tenant#2"]
+    second = runs["recorded-cross_tenant#2"]
+    outcome = replay(second)
+    assert outcome.changes == [] and outcome.after["ready"]
+    second_lines = lines[2 + len(a.events):]  # after the first run's run line, events and summary
+    assert b"".join(encode_record(r) for r in outcome.records) == b"".join(second_lines)

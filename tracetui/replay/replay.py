@@ -66,7 +66,8 @@ def replay(run: RunData, edits: list[tuple[str, Any]] = ()) -> ReplayOutcome:
     if problem:
         raise EditError(f"cannot re-run: {problem}")
     try:
-        result = run_inputs(run.run_id, current.inputs)
+        # the id the records were written with (a listed name may carry a "#2" for a repeated id)
+        result = run_inputs((run.run or {}).get("run_id", run.run_id), current.inputs)
     except Exception as exc:  # noqa: BLE001 - an edit the loop cannot take must not crash the caller
         raise EditError(f"cannot re-run with this edit: {type(exc).__name__}: {exc}") from exc
     replayed = run_data_from_records(result.records)

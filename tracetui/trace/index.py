@@ -21,8 +21,17 @@ or has no known prefix (another writer, another key order), goes through
 :func:`~tracetui.trace.reader.read_trace` reads it, so runs, verdicts and problems
 equal the whole-file reader's. The one difference, by design: an event or run line
 that passes the cheap checks yet is not a valid record (broken JSON between a good
-prefix and a closing brace, an unknown lane) is reported when its run is loaded,
-not during the scan; the run's entry is corrected then.
+prefix and a closing brace, an unknown lane), and an event whose ``seq`` repeats in
+its run, are reported when its run is loaded, not during the scan; the run's entry
+is corrected then.
+
+Repeated run ids follow the reader's rule (:meth:`~tracetui.trace.reader.RunData.accepts`):
+``ids`` maps a run id to the newest run of that id, stored as ``~r`` once that run has
+read its summary, so a further line of that id starts the next run; a run line for a
+run that already has lines parses them (rare) to tell whether it is a second run line.
+Runs of a repeated id are listed under :func:`~tracetui.trace.reader.run_name` names
+(``id#2``…), kept in ``named``; such a run is only started by a line known to be a
+record, so names are given out in the reader's order.
 """
 from __future__ import annotations
 
@@ -32,13 +41,15 @@ import re
 import threading
 from array import array
 from dataclasses import dataclass
+from itertools import compress
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 import orjson
 
 from tracetui.trace.format import ANSWER_READY, PREFIX_EVENT, PREFIX_RUN, PREFIX_SUMMARY
-from tracetui.trace.reader import MAX_LINE_BYTES, Problem, RunData, TraceReadError, open_checked, parse_line
+from tracetui.trace.reader import (MAX_LINE_BYTES, Problem, RunData, TraceReadError, checked_failure, open_checked,
+                                   parse_line, run_name)
 from tracetui.trace.source import RunEntry, TraceSource, entry_from_run
 
 #: Chunk size of one scan step: small enough for a smooth progress bar and an early
@@ -97,15 +108,17 @@ class _FileIndex:
         self.off = array("Q")
         self.num = array("I")
         self.nxt = array("i")
-        # per run (index r): id bytes -> r
+        # per run (index r): id bytes -> newest r of that id (~r once it has ended with its summary)
         self.ids: dict[bytes, int] = {}
+        self.named: dict[str, int] = {}  # listed name -> r, for runs of an id that repeats (and odd names)
+        self.repeats: dict[bytes, int] = {}  # id bytes -> how many runs have that id, once it repeats
+        self.names: list[str] = []  # listed name (the run id, or id#2…)
         self.head = array("i")
         self.tail = array("i")
         self.nevents = array("i")
         self.pub = array("i")  # position in the source's entry list, -1 until published
         self.scenario: list[str | None] = []
         self.ablation: list[str | None] = []
-        self.dirty: set[int] = set()  # published runs that changed afterwards
         self.problems: list[Problem] = []
         self.problem_count = 0
         self.runs_found = 0
@@ -171,14 +184,16 @@ class IndexedSource:
     :meth:`load` at any time, typically the UI thread after a progress message.
     :meth:`runs` returns the live entry list, without copying: while the scan goes
     on it only grows by appending, so ``entries[n:]`` are the new runs. When an
-    already published entry must change (its run line came after its summary, a
-    second summary, a bad event line found by :meth:`load`), the source swaps in a
-    *new* list object with the corrected entry, so ``runs() is not previous``
-    tells a consumer to recount. Treat entries and their dicts as read-only.
+    already published entry must change (:meth:`load` found a bad event line or a
+    repeated ``seq``), the source swaps in a *new* list object with the corrected
+    entry, so ``runs() is not previous`` tells a consumer to recount. Treat entries
+    and their dicts as read-only.
 
-    Order of runs: a run is published when its summary line is read, so complete
-    runs come in the order they finished; runs without a summary follow at the end
-    of each file, in order of their first line.
+    Order of runs: a run ends with its summary line (a later line with its id starts
+    the next run of that id, ``id#2``…) and is published then, so complete runs come
+    in the order they finished; runs without a summary, or whose summary needs their
+    events (no metrics, no status, a malformed first failure), follow at the end of
+    each file, in order of their first line.
     """
 
     def __init__(self, paths: Sequence[str | os.PathLike[str]], label: str | None = None):
@@ -223,10 +238,14 @@ class IndexedSource:
     def load(self, entry: RunEntry) -> RunData:
         """One run's records, parsed now from its lines only, events sorted by ``seq``."""
         f = self._files[entry.source]
-        r = f.ids.get(_id_key(entry.run_id))
+        r = f.named.get(entry.run_id)
         if r is None:
-            raise KeyError(f"{entry.run_id!r} is not a run of {f.path}")
-        data = self._load_run(f, r, entry.run_id)
+            r = f.ids.get(_id_key(entry.run_id))
+            if r is None:
+                raise KeyError(f"{entry.run_id!r} is not a run of {f.path}")
+            if r < 0:
+                r = ~r
+        data = self._load_run(f, r)
         if f.done and (f.source, r) not in self._validated:
             self._validated.add((f.source, r))
             k = f.pub[r]
@@ -320,8 +339,7 @@ class IndexedSource:
         """The hot loop: classify each line of ``buf`` by prefix; parse run and summary lines only."""
         find, startswith = buf.find, buf.startswith
         ascii_only = buf.isascii()
-        ids, off, num, nxt, head, tail, nevents, pub = (
-            f.ids, f.off, f.num, f.nxt, f.head, f.tail, f.nevents, f.pub)
+        ids, off, num, nxt, head, tail, nevents = f.ids, f.off, f.num, f.nxt, f.head, f.tail, f.nevents
         lineno = f.lineno
         i = len(off)  # the next line's index
         pos = 0
@@ -348,13 +366,22 @@ class IndexedSource:
                                                 else _summary(buf[pos:nl])) is not None)):
                     key = buf[p:q]
                     r = ids.get(key)
-                    if r is None and not _NOT_PLAIN_ID(key):
-                        try:
-                            key.decode("utf-8")
-                        except UnicodeDecodeError:
-                            pass
-                        else:
-                            r = self._new_run(f, key)
+                    # A run that may be listed as id#n, or whose id looks like one, is only made from
+                    # a line known to be a record, so that names are given out as the reader does.
+                    if r is None:
+                        if not _NOT_PLAIN_ID(key):
+                            try:
+                                name = key.decode("utf-8")
+                            except UnicodeDecodeError:
+                                pass
+                            else:
+                                if b"#" not in key or kind == _SUMMARY or _is_record(buf, pos, nl):
+                                    r = self._new_run(f, key, name, None)
+                    elif r < 0:  # its newest run has ended: this line starts the next one
+                        r = (self._new_run(f, key, None, ~r) if kind == _SUMMARY or _is_record(buf, pos, nl)
+                             else None)
+                    elif kind == _RUN and head[r] >= 0:
+                        r = self._run_line(f, key, r, buf, pos, nl)
                     if r is not None:
                         off.append(base + pos)
                         num.append(lineno)
@@ -368,15 +395,12 @@ class IndexedSource:
                         i += 1
                         if kind == _EVENT:
                             nevents[r] += 1
-                            if pub[r] >= 0:
-                                f.dirty.add(r)
                         elif kind == _RUN:
                             scenario, ablation = m.group(1, 2)
                             f.scenario[r] = None if scenario is None else _intern_bytes(scenario)
                             f.ablation[r] = None if ablation is None else _intern_bytes(ablation)
-                            if pub[r] >= 0:
-                                f.dirty.add(r)
                         else:
+                            ids[key] = ~r
                             self._summary_read(f, r, m)
                         pos = nl + 1
                         continue
@@ -400,8 +424,13 @@ class IndexedSource:
         run_id = obj["run_id"]
         key = _id_key(run_id)
         r = f.ids.get(key)
+        rec = obj["rec"]
         if r is None:
-            r = self._new_run(f, key)
+            r = self._new_run(f, key, run_id, None)
+        elif r < 0:
+            r = self._new_run(f, key, None, ~r)
+        elif rec == "run" and f.head[r] >= 0 and self._has_run_line(f, r):
+            r = self._new_run(f, key, None, r)
         i = len(f.off)
         f.off.append(offset)
         f.num.append(lineno)
@@ -412,34 +441,30 @@ class IndexedSource:
         else:
             f.nxt[t] = i
         f.tail[r] = i
-        rec = obj["rec"]
         if rec == "event":
             f.nevents[r] += 1
-            if f.pub[r] >= 0:
-                f.dirty.add(r)
         elif rec == "run":
             inputs = obj.get("inputs")
             inputs = inputs if isinstance(inputs, dict) else {}
             f.scenario[r] = _intern(inputs.get("scenario"))
             f.ablation[r] = _intern(inputs.get("ablation"))
-            if f.pub[r] >= 0:
-                f.dirty.add(r)
         else:
+            f.ids[key] = ~r
             self._summary_read(f, r, obj)
 
     def _summary_read(self, f: _FileIndex, r: int, summary: dict[str, Any]) -> None:
-        """A run's summary line: publish the run (or replace its entry after a second summary)."""
-        entry = self._entry_from_summary(f, r, summary["run_id"], summary)
-        if entry is None:
-            f.dirty.add(r)
-        elif f.pub[r] >= 0:
-            self._replace({f.pub[r]: entry})
-        else:
+        """A run's summary line, its last: publish the run (at the file's end when it needs its events)."""
+        entry = self._entry_from_summary(f, r, f.names[r], summary)
+        if entry is not None:
             self._publish(f, r, entry)
 
-    def _new_run(self, f: _FileIndex, key: bytes) -> int:
+    def _new_run(self, f: _FileIndex, key: bytes, run_id: str | None, previous: int | None) -> int:
+        """A run of id ``key``: its first (``run_id`` decoded), or the next after run ``previous``."""
         r = len(f.head)
+        if previous is not None or (f.named and run_id in f.named):
+            run_id = self._name(f, key, run_id, previous, r)
         f.ids[key] = r
+        f.names.append(run_id)
         f.head.append(-1)
         f.tail.append(-1)
         f.nevents.append(0)
@@ -447,6 +472,24 @@ class IndexedSource:
         f.scenario.append(None)
         f.ablation.append(None)
         return r
+
+    def _name(self, f: _FileIndex, key: bytes, run_id: str | None, previous: int | None, r: int) -> str:
+        """How new run ``r`` of id ``key`` is listed, when that is not its id (see ``_new_run``)."""
+        named = f.named
+
+        def taken(name: str) -> bool:
+            return name in named or _id_key(name) in f.ids
+
+        if previous is None:  # its id is taken by an earlier id's id#2…
+            name = run_name(run_id, 1, taken)
+        else:
+            nth = f.repeats.get(key, 1) + 1
+            f.repeats[key] = nth
+            if nth == 2:
+                named[f.names[previous]] = previous
+            name = run_name(orjson.loads(b'"' + key + b'"'), nth, taken)
+        named[name] = r
+        return name
 
     def _entry_from_summary(self, f: _FileIndex, r: int, run_id: str, summary: dict[str, Any]) -> RunEntry | None:
         """The run's entry from its summary and the scan's counts; None when it needs its events.
@@ -461,22 +504,25 @@ class IndexedSource:
             return None  # recovered counted from events, or status derived: done from the parsed run
         if ff is not None:
             ff = self._shared(ff)
+            if ff is None:
+                return None  # malformed: derived from the events, as the reader does
         status = _INTERNED.get(status) or _intern(status)
         get = metrics.get
         return RunEntry(run_id, f.source, f.scenario[r], f.ablation[r], status, status == ANSWER_READY, True, ff,
                         _int(get("model_calls")), _int(get("tool_calls")), _int(get("recovered")), f.nevents[r])
 
     def _shared(self, failure: Any) -> Any:
-        """One dict per distinct first failure: 200,000 runs mostly fail in a few hundred ways."""
+        """The checked first failure (:func:`~tracetui.trace.reader.checked_failure`: None when
+        malformed), one dict per distinct one: 200,000 runs mostly fail in a few hundred ways."""
         try:
             key = tuple(failure.items())
-            found = self._failures.get(key)
-        except (AttributeError, TypeError):  # not a dict, or unhashable values: keep as it is
-            return failure
-        if found is None:
-            found = failure
+            found = self._failures.get(key, _UNSEEN)
+        except (AttributeError, TypeError):  # not a dict, or unhashable values: not shared
+            return checked_failure(failure)
+        if found is _UNSEEN:
+            found = checked_failure(failure)
             if len(self._failures) < MAX_SHARED_FAILURES:
-                self._failures[key] = failure
+                self._failures[key] = found
         return found
 
     def _publish(self, f: _FileIndex, r: int, entry: RunEntry) -> None:
@@ -494,44 +540,55 @@ class IndexedSource:
             self._entries = entries
 
     def _finish_file(self, f: _FileIndex) -> None:
-        """End of a file: runs without a summary get their verdict from their events; fix dirty runs."""
-        changes = {}
-        for r in sorted(f.dirty):
-            if f.pub[r] >= 0:
-                data = self._load_run(f, r, None)
-                changes[f.pub[r]] = entry_from_run(data, f.source)
-                self._validated.add((f.source, r))
-        if changes:
-            self._replace(changes)
-        pending = [(f.head[r], r, key) for key, r in f.ids.items() if f.pub[r] < 0 and f.head[r] >= 0]
-        pending.sort()
-        for _, r, key in pending:
-            data = self._load_run(f, r, key.decode("utf-8"))
+        """End of a file: runs without a summary, or whose summary needs their events, get their verdict."""
+        head = f.head
+        unpublished = compress(range(len(f.pub)), map((-1).__eq__, f.pub))  # without a loop in Python
+        pending = sorted((r for r in unpublished if head[r] >= 0), key=head.__getitem__)
+        for r in pending:
+            data = self._load_run(f, r)
             self._validated.add((f.source, r))
             if data.first_line:  # at least one good line
                 self._publish(f, r, entry_from_run(data, f.source))
-        f.dirty.clear()
         f.done = True
         f.unmap()
         if f.runs_found == 0 and len(self._files) > 1 and f.size:
             self._file_problem(f, "no runs found (no line is a trace record)")
 
-    def _load_run(self, f: _FileIndex, r: int, run_id: str | None) -> RunData:
+    def _load_run(self, f: _FileIndex, r: int) -> RunData:
         """Parse one run's lines, in file order; bad lines become problems (found at load time)."""
-        data = RunData(run_id or "")
+        data = RunData(f.names[r])
         i = f.head[r]
         while i >= 0:
             obj, problem = parse_line(f.line_bytes(i))
+            if not problem:
+                if not data.first_line:
+                    data.first_line = f.num[i]
+                problem = data.add(obj)
             if problem:
                 with self._lock:
                     self._lazy.setdefault((f.source, f.num[i]), Problem(f.num[i], problem, f.path))
-            else:
-                if not data.first_line:
-                    data.first_line = f.num[i]
-                    data.run_id = obj["run_id"]
-                data.add(obj)
             i = f.nxt[i]
         return data
+
+    def _run_line(self, f: _FileIndex, key: bytes, r: int, buf: bytes, start: int, end: int) -> int | None:
+        """A fast-path run line for open run ``r``, which has lines: the run it belongs to, None for the slow path.
+
+        Only a record (it may just look valid) after a run line that is a record starts the next run;
+        a broken line goes to the slow path, which reports it.
+        """
+        if not _is_record(buf, start, end):
+            return None
+        return self._new_run(f, key, None, r) if self._has_run_line(f, r) else r
+
+    def _has_run_line(self, f: _FileIndex, r: int) -> bool:
+        """Whether run ``r`` has a valid run line: its lines parsed (rare: a run line came for a run with lines)."""
+        i = f.head[r]
+        while i >= 0:
+            obj, _ = parse_line(f.line_bytes(i))
+            if obj is not None and obj["rec"] == "run":
+                return True
+            i = f.nxt[i]
+        return False
 
     def _problem(self, f: _FileIndex, line: int, message: str) -> None:
         f.problem_count += 1
@@ -542,6 +599,14 @@ class IndexedSource:
 
     def _file_problem(self, f: _FileIndex, message: str) -> None:
         self._problem(f, 0, message)
+
+
+_UNSEEN = object()
+
+
+def _is_record(buf: bytes, start: int, end: int) -> bool:
+    """Whether a line the fast path took (maybe only looking valid) is a record."""
+    return parse_line(buf[start:end].rstrip(b"\r"))[1] is None
 
 
 def _int(value: Any) -> int:

@@ -5,14 +5,20 @@ Tolerant by design: a malformed, truncated or non-UTF-8 line becomes a
 without a summary (its writer crashed) is kept, marked incomplete, with its
 verdict derived from its events by the same rule the loop uses. (The explorer
 opens huge files through :mod:`tracetui.trace.index` instead, which never holds
-parsed records for the whole file.)
+parsed records for the whole file; it applies the same rules.)
+
+Runs appended to one file may repeat a run id. A record starts a new run when it
+cannot belong to the newest run of its id (:meth:`RunData.accepts`: that run has
+ended with its summary, or the record is a second ``run`` line); the new run is
+listed as ``id#2``, ``id#3``… (:func:`run_name`), its records untouched. An event
+whose ``seq`` its run already has is a :class:`Problem`; the first one is kept.
 """
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import orjson
 
@@ -41,15 +47,35 @@ class RunData:
     summary: dict[str, Any] | None = None
     first_line: int = 0
 
-    def add(self, record: dict[str, Any]) -> None:
-        """File a parsed record under this run by its kind."""
+    _seqs: set[int] = field(default_factory=set, init=False, repr=False, compare=False)  # of events
+
+    def accepts(self, record: dict[str, Any]) -> bool:
+        """Whether a record with this run's id can belong to it (else it starts the next run of that id).
+
+        A run ends with its summary, and has one ``run`` line.
+        """
+        return self.summary is None and (self.run is None or record["rec"] != "run")
+
+    def add(self, record: dict[str, Any]) -> str | None:
+        """File a parsed record under this run by its kind.
+
+        Returns why the record was not filed (an event whose ``seq`` this run already
+        has: the first one is kept), else None.
+        """
         kind = record["rec"]
         if kind == "run":
             self.run = record
         elif kind == "event":
+            seq = record["seq"]
+            if len(self._seqs) != len(self.events):  # events given to the constructor
+                self._seqs = {e.get("seq") for e in self.events}
+            if seq in self._seqs:
+                return f"seq {seq} repeats in run {self.run_id}"
+            self._seqs.add(seq)
             self.events.append(record)
         else:
             self.summary = record
+        return None
 
     @property
     def complete(self) -> bool:
@@ -60,11 +86,18 @@ class RunData:
         return self.run.get("inputs") if self.run else None
 
     def verdict(self) -> dict[str, Any]:
-        """Status and first failing boundary; derived from events when the summary is missing."""
+        """Status and first failing boundary; derived from events when the summary is missing.
+
+        A summary's ``first_failure`` that is not a well-formed failure
+        (:func:`checked_failure`) and a ``status`` that is not a non-empty string are
+        derived from the events instead, by the loop's own rule.
+        """
         if self.summary is not None:
             failure = self.summary.get("first_failure")
-            if not isinstance(failure, dict) or not isinstance(failure.get("lane"), str):
-                failure = first_failure(self.events) if failure is not None else None
+            if failure is not None:
+                failure = checked_failure(failure)
+                if failure is None:
+                    failure = first_failure(self.events)
             status = self.summary.get("status")
             if not isinstance(status, str) or not status:
                 status = verdict_status(failure)
@@ -73,6 +106,40 @@ class RunData:
             status = verdict_status(failure) if failure else "incomplete"
         return {"run_id": self.run_id, "status": status, "ready": status == "answer_ready",
                 "complete": self.complete, "first_failure": failure}
+
+
+def _positive_int(value: Any) -> bool:
+    return type(value) is int and value > 0
+
+
+def checked_failure(failure: Any) -> dict[str, Any] | None:
+    """A summary's ``first_failure`` when it is well formed, else None (derive it from the events).
+
+    Well formed: a dict with ``lane`` one of :data:`LANES`, ``seq`` a positive int,
+    ``code`` and ``reason`` strings, and ``decided_at`` a positive int or absent/null
+    (then it is ``seq``: a copy is returned). Other keys are kept.
+    """
+    if (type(failure) is not dict or failure.get("lane") not in LANES or not _positive_int(failure.get("seq"))
+            or not isinstance(failure.get("code"), str) or not isinstance(failure.get("reason"), str)):
+        return None
+    decided_at = failure.get("decided_at")
+    if decided_at is None:
+        return {**failure, "decided_at": failure["seq"]}
+    return failure if _positive_int(decided_at) else None
+
+
+def run_name(run_id: str, nth: int, taken: Callable[[str], bool]) -> str:
+    """How the ``nth`` run (1-based) with this run id in one file is listed: the id, then ``id#2``, ``id#3``…
+
+    A name already ``taken`` (a run whose own id looks like ``id#2``) is skipped for
+    the next free number, so names stay distinct.
+    """
+    if nth <= 1 and not taken(run_id):
+        return run_id
+    k = max(nth, 2)
+    while taken(f"{run_id}#{k}"):
+        k += 1
+    return f"{run_id}#{k}"
 
 
 @dataclass
@@ -137,17 +204,26 @@ def open_checked(path: str | os.PathLike[str]) -> Path:
 
 def read_trace(path: str | os.PathLike[str]) -> TraceFile:
     p = open_checked(path)
-    runs: dict[str, RunData] = {}
+    runs: dict[str, RunData] = {}  # by listed name: the run id, or id#2, id#3… for repeats
+    newest: dict[str, RunData] = {}  # by run id: the run its next records go to
+    count: dict[str, int] = {}  # by run id, once it repeats: how many runs have that id
     problems: list[Problem] = []
     for number, raw in iter_lines(p):
         obj, problem = parse_line(raw)
         if problem:
             problems.append(Problem(number, problem, str(path)))
             continue
-        run = runs.get(obj["run_id"])
-        if run is None:
-            run = runs[obj["run_id"]] = RunData(obj["run_id"], first_line=number)
-        run.add(obj)
+        run_id = obj["run_id"]
+        run = newest.get(run_id)
+        if run is None or not run.accepts(obj):
+            nth = 1 if run is None else count.get(run_id, 1) + 1
+            if nth > 1:
+                count[run_id] = nth
+            name = run_name(run_id, nth, runs.__contains__)
+            run = newest[run_id] = runs[name] = RunData(name, first_line=number)
+        problem = run.add(obj)
+        if problem:
+            problems.append(Problem(number, problem, str(path)))
     if not runs:
         detail = "it is empty" if p.stat().st_size == 0 else "no line is a trace record"
         raise TraceReadError(f"{path}: no runs found ({detail})")
