@@ -261,3 +261,28 @@ def test_a_repair_in_progress_is_not_blamed_for_an_unbacked_answer():
     assert result.status == "unverified_answer" and result.summary["first_failure"]["lane"] == "answer"
     # whereas a tool failure the model could not fix is the cause of the unbacked answer
     assert run_scenario("tool_failure").summary["first_failure"]["lane"] == "receipt"
+
+
+class SpyTransport:
+    """Wraps the fake provider and keeps every request body the model was sent."""
+
+    def __init__(self, inputs):
+        self.inner = FakeProvider(inputs)
+        self.bodies = []
+
+    def send(self, request):
+        self.bodies.append(request.body)
+        return self.inner.send(request)
+
+
+def test_no_protected_field_of_another_tenant_ever_reaches_the_model():
+    import orjson
+
+    inputs = build_inputs("cross_tenant")
+    spy = SpyTransport(inputs)
+    result = run_inputs("x", inputs, spy)
+    assert result.status == "permission_denied" and spy.bodies
+    sent = b"".join(orjson.dumps(b) for b in spy.bodies)
+    o2 = inputs["tool_data"]["orders"]["o-2"]
+    assert o2["status"].encode() not in sent and str(o2["paid"]).encode() not in sent
+    assert b"function_call_output" not in sent  # no result of any kind went back for the denied call
