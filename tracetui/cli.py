@@ -68,11 +68,20 @@ def generate(scenarios, all_scenarios, ablation, all_ablations, faults, transien
         raise click.UsageError("use --ablation or --all-ablations, not both")
     names = list(SCENARIOS) if all_scenarios else list(scenarios or ["single"])
     ablations = list(ABLATIONS) if all_ablations else [ablation or "complete"]
-    results = [run_scenario(n, a, tuple(faults), transient_failures, seed) for n in names for a in ablations]
-    _emit(records_of(iter(results)), output)
-    failed = sum(1 for r in results if r.status != "answer_ready")
+    tally = {"runs": 0, "failed": 0}
+
+    def results():
+        """Runs are written as they finish: memory stays flat however many are generated."""
+        for name in names:
+            for abl in ablations:
+                result = run_scenario(name, abl, tuple(faults), transient_failures, seed)
+                tally["runs"] += 1
+                tally["failed"] += result.status != "answer_ready"
+                yield result
+
+    _emit(records_of(results()), output)
     where = f" to {output}" if output not in (None, "-") else ""
-    click.echo(f"wrote {len(results)} run(s), {failed} failed{where}", err=True)
+    click.echo(f"wrote {tally['runs']} run(s), {tally['failed']} failed{where}", err=True)
 
 
 def _load_responses(path: str) -> list[Any]:
