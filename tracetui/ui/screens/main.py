@@ -191,7 +191,7 @@ class MainScreen(ReplayActions, Screen):
                 title.append(f" · scenario {printable(entry.scenario)}")
             if entry.ablation and entry.ablation != "complete":
                 title.append(f" · {printable(entry.ablation)}")
-            title.append(f" · {entry.model_calls} model calls · {entry.tool_calls} tool calls")
+            title.append(f" · {_count(entry.model_calls, 'model call')} · {_count(entry.tool_calls, 'tool call')}")
             pane.border_title = title
         self.query_one(VerdictBanner).show(entry, error)
         self.query_one(SwimLanes).show_run(entry, self.events)
@@ -294,6 +294,10 @@ class MainScreen(ReplayActions, Screen):
         self.query_one("#filter", Input).value = ""
         self.query_state = RunQuery()
         self.apply_query()
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def no_runs_report(error: str, problems: Sequence[Any], limit: int = 5) -> str:
