@@ -69,6 +69,7 @@ class AgentLoop:
         self.base_url = base_url
         self.rec = Recorder(run_id)
         self.budgets = inputs["budgets"]
+        self.stream = bool(inputs.get("stream"))
         self.tools = {t["name"]: t for t in inputs["tools"]}
         self.state = ToolState.from_inputs(inputs.get("tool_data") or {})
         self._rng: random.Random | None = None
@@ -113,11 +114,11 @@ class AgentLoop:
 
     def _turn(self, turn: int) -> None:
         body = self.adapter.build_request(self.inputs["model"], self.ablate(self.transcript), self.inputs["tools"],
-                                          self.budgets["max_output_tokens"], bool(self.inputs.get("stream")))
+                                          self.budgets["max_output_tokens"], self.stream)
         conversation = _conversation(body)
         units = (len(orjson.dumps(conversation)) + 3) // 4
         self.input_units += units
-        model_turn = self._http(turn, body, units)
+        model_turn = self._http(turn, body, len(conversation), units)
         self.model_calls += 1
         self._generation(turn, model_turn)
         if model_turn.kind == base.TEXT:
@@ -125,14 +126,13 @@ class AgentLoop:
         self._tool_calls(turn, model_turn)
 
     # -- HTTP ---------------------------------------------------------------------------------
-    def _http(self, turn: int, body: dict[str, Any], units: int) -> ModelTurn:
-        items = len(_conversation(body))
+    def _http(self, turn: int, body: dict[str, Any], items: int, units: int) -> ModelTurn:
         failed_attempts: list[dict[str, Any]] = []
         max_attempts = self.budgets["max_retries"] + 1
         url = self.base_url + self.adapter.path
         for attempt in range(1, max_attempts + 1):
             request = HttpRequest("POST", url, {"content-type": "application/json"}, body,
-                                  self.budgets["timeout_ms"], turn - 1, attempt, bool(self.inputs.get("stream")))
+                                  self.budgets["timeout_ms"], turn - 1, attempt, self.stream)
             exchange = self.transport.send(request)
             index = self.exchange_index
             self.exchange_index += 1
@@ -154,7 +154,8 @@ class AgentLoop:
                     raise _Finished
                 self.rec.add("http", "http.attempt", OK, turn, self.clock,
                              f"{label}: 200 in {exchange.latency_ms} ms", data=data)
-                self.rec.recover(failed_attempts)
+                if failed_attempts:
+                    self.rec.recover(failed_attempts)
                 return model_turn
             code = failure_code(exchange.status, exchange.error)
             what = f"HTTP {exchange.status}" if exchange.status is not None else (exchange.error or "no response")
@@ -207,7 +208,7 @@ class AgentLoop:
             self.rec.add("generation", "generation.classify", FAILED, turn, self.clock, why, code=code, data=data)
             raise _Finished
         if mt.kind == base.TOOL_CALLS:
-            names = ", ".join(f"{c.name}" for c in mt.calls)
+            names = ", ".join([f"{c.name}" for c in mt.calls])
             summary = f"{len(mt.calls)} tool call(s): {names}"
             if "reasoning" in mt.item_types:
                 summary += " (reasoning item kept for the next request)"
@@ -225,14 +226,14 @@ class AgentLoop:
     def _tool_calls(self, turn: int, mt: ModelTurn) -> None:
         self.transcript.extend(mt.items)
         ids = [c.call_id for c in mt.calls]
-        dup = next((i for n, i in enumerate(ids) if i in ids[:n]), None)
-        if dup is not None:
+        if len(set(ids)) < len(ids):  # the scan for which id repeats runs only when one does
+            dup = next(i for n, i in enumerate(ids) if i in ids[:n])
             self.rec.add("arguments", "arguments.batch", FAILED, turn, self.clock,
                          f"call id {dup} appears twice in one response; rejected before any tool ran",
                          call_id=dup, code="duplicate_call_id", data={"call_ids": ids})
             raise _Finished
-        reused = next((i for i in ids if i in self.seen_call_ids), None)
-        if reused is not None:
+        if not self.seen_call_ids.isdisjoint(ids):
+            reused = next(i for i in ids if i in self.seen_call_ids)
             self.rec.add("arguments", "arguments.batch", FAILED, turn, self.clock,
                          f"call id {reused} was already used in an earlier turn; results could not be told apart",
                          call_id=reused, code="duplicate_call_id", data={"call_ids": ids})
@@ -393,11 +394,11 @@ class AgentLoop:
     def _result(self) -> RunResult:
         events = self.rec.events
         failure = first_failure(events)
-        if failure is None or (events and events[-1]["lane"] == "answer" and events[-1]["outcome"] == OK):
+        if failure is not None and events[-1]["lane"] == "answer" and events[-1]["outcome"] == OK:
             self.rec.recover(events)  # the answer was verified: every earlier failure was overcome
             failure = None
         status = verdict_status(failure)
-        recovered = sum(1 for e in events if e["outcome"] == RECOVERED)
+        recovered = len([e for e in events if e["outcome"] == RECOVERED])
         run = {"rec": "run", "run_id": self.run_id, "trace_version": TRACE_VERSION, "producer": PRODUCER,
                "inputs": self.inputs}
         summary = {"rec": "summary", "run_id": self.run_id, "status": status, "ready": status == ANSWER_READY,

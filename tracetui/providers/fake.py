@@ -7,6 +7,7 @@ injects the HTTP faults a run asks for, so every failure is reproducible offline
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from tracetui.loop.stream import responses_to_events
@@ -21,8 +22,9 @@ FAULTS = ("429", "5xx", "timeout", "html", "vendor")
 STREAM_FAULTS = {"stream_cut", "stream_no_completion", "stream_bad_json"}
 
 
+@lru_cache(maxsize=1024)
 def _mix(seed: int, call_index: int, attempt: int) -> int:
-    """A cheap, stable pseudo-random number for logical latencies (no RNG object per run)."""
+    """A cheap, stable pseudo-random number for logical latencies (no RNG object per run; pure, so memoised)."""
     x = (seed * 0x9E3779B1 + call_index * 0x85EBCA77 + attempt * 0xC2B2AE3D) & 0xFFFFFFFF
     x ^= x >> 15
     x = (x * 0x2C1B3C6D) & 0xFFFFFFFF
@@ -64,7 +66,7 @@ class FakeProvider:
         body = model_respond(self.scenario, request.body, max(self.issued_ids, _highest_call_number(request.body)))
         self.responses += 1
         body = {"id": f"resp_{self.responses}", **body}
-        self.issued_ids += sum(1 for i in body["output"] if i.get("type") == "function_call")
+        self.issued_ids += len([i for i in body["output"] if i.get("type") == "function_call"])
         headers = {**rid, "content-type": "application/json"}
         if not request.stream:
             return Exchange(200, headers, body, latency)

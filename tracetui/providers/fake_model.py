@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -16,6 +17,19 @@ import orjson
 ORDER_RE = re.compile(r"\bo-\d+\b")
 REFUND_RE = re.compile(r"[Rr]efund (\d+(?:\.\d+)?)")
 TRUNCATE_BELOW = 64  # max_output_tokens under which the model's answer is cut off
+
+
+@lru_cache(maxsize=256)
+def _orders_in(text: str) -> tuple[str, ...]:
+    """The order ids a text names, first mention first (pure, so memoised by the text)."""
+    return tuple(dict.fromkeys(ORDER_RE.findall(text)))
+
+
+@lru_cache(maxsize=256)
+def _refund_in(text: str) -> float | None:
+    """The amount a text asks to refund, if any (pure, so memoised by the text)."""
+    m = REFUND_RE.search(text)
+    return float(m.group(1)) if m else None
 
 
 @dataclass
@@ -41,7 +55,7 @@ class View:
                 if previous != "function_call":
                     batch = []
                 calls.append(item)
-            elif item.get("type") == "function_call_output":
+            elif kind == "function_call_output":
                 try:
                     output = orjson.loads(item.get("output") or "null")
                 except orjson.JSONDecodeError:
@@ -54,12 +68,11 @@ class View:
 
     @property
     def orders(self) -> list[str]:
-        return list(dict.fromkeys(ORDER_RE.findall(self.user_text or "")))
+        return list(_orders_in(self.user_text or ""))
 
     @property
     def refund_amount(self) -> float | None:
-        m = REFUND_RE.search(self.user_text or "")
-        return float(m.group(1)) if m else None
+        return _refund_in(self.user_text or "")
 
     def next_call_id(self, offset: int = 0) -> str:
         return f"call-{self.id_base + offset + 1}"

@@ -69,12 +69,14 @@ class OpenAIResponsesAdapter:
                 return ModelTurn(UNSUPPORTED, status=status, item_types=types, detail="output item is not an object")
             kind = item.get("type")
             if kind == "function_call":
-                if not all(isinstance(item.get(k), str) and item[k] for k in ("call_id", "name", "arguments")):
+                call_id, name, arguments = item.get("call_id"), item.get("name"), item.get("arguments")
+                if not (isinstance(call_id, str) and isinstance(name, str) and isinstance(arguments, str)
+                        and call_id and name and arguments):
                     return ModelTurn(INVALID_TOOL_CALL, status=status, item_types=types,
                                      detail="function_call without call_id, name or arguments")
-                calls.append(ToolCall(item["call_id"], item["name"], item["arguments"]))
-                items.append({"type": "tool_call", "call_id": item["call_id"], "name": item["name"],
-                              "arguments": item["arguments"], "raw": item})
+                calls.append(ToolCall(call_id, name, arguments))
+                items.append({"type": "tool_call", "call_id": call_id, "name": name, "arguments": arguments,
+                              "raw": item})
             elif kind == "message":
                 content = item.get("content")
                 if item.get("status") not in (None, "completed") or not isinstance(content, list):

@@ -59,10 +59,12 @@ def _redact_containers(line: bytes) -> bytes:
 
 def redact_line(line: bytes) -> bytes:
     low = line.lower()
-    if _KEYED_CONTAINER.search(low):
+    keyed = b'":' in low  # both key patterns need a key's closing quote and colon: without one, skip their scans
+    if keyed and _KEYED_CONTAINER.search(low):
         line = _redact_containers(line)
         low = line.lower()
-    spans = [m.span(1) for m in _KEYED.finditer(low)] + [m.span() for m in _SHAPED.finditer(low)]
+    spans = [m.span(1) for m in _KEYED.finditer(low)] if keyed else []
+    spans += [m.span() for m in _SHAPED.finditer(low)]
     if not spans:
         return line
     spans.sort()

@@ -13,8 +13,9 @@ import orjson
 
 from tracetui.trace.redact import redact_line
 
-#: The line's opening keys, up to the end of the run id string.
-_HEAD = re.compile(rb'\{"rec":"[a-z]+","run_id":"(?:[^"\\]|\\.)*"')
+#: The line's opening keys up to the run id's opening quote (group 1), then the run id string.
+#: The string is matched "unrolled" (runs of plain bytes between escapes): no alternation per byte.
+_HEAD = re.compile(rb'(\{"rec":"[a-z]+","run_id":")[^"\\]*(?:\\.[^"\\]*)*"')
 _MEMO_MAX_ENTRIES = 4096
 _MEMO_MAX_LINE = 8192
 _memo: dict[bytes, bytes] = {}
@@ -24,16 +25,20 @@ def encode_record(record: dict[str, Any]) -> bytes:
     """One redacted JSONL line.
 
     Redaction costs one regex pass per line, the largest part of writing a trace.
-    Lines of runs of the same scenario repeat byte for byte after the run id, and a
-    run's lines share their opening, so both parts are memoised by their bytes
-    (redaction is a pure function of them, and no match can cross the closing quote
-    of the run id).
+    Lines of runs of the same scenario repeat byte for byte after the run id, a
+    line's opening keys are one of a few, and a run's lines share its id, so the
+    three parts are memoised by their bytes. Redaction is a pure function of them,
+    and no match can cross either quote of the run id: a match spans a quote only
+    where a credential key ends at it and ``:`` follows, and here the key is
+    ``run_id``, the run id's own quotes are escaped (no key ends in a backslash)
+    and its closing quote is followed by ``,`` or ``}``.
     """
     raw = orjson.dumps(record)
     head = _HEAD.match(raw)
     if head is None or len(raw) > _MEMO_MAX_LINE:
         return redact_line(raw) + b"\n"
-    return _redacted(raw[:head.end()]) + _redacted(raw[head.end():]) + b"\n"
+    split, end = head.end(1), head.end()
+    return _redacted(raw[:split]) + _redacted(raw[split:end]) + _redacted(raw[end:]) + b"\n"
 
 
 def _redacted(part: bytes) -> bytes:
