@@ -17,7 +17,7 @@ from tracetui.ui.widgets.run_list import RunList
 from tracetui.ui.widgets.swimlanes import SwimLanes
 from tracetui.ui.widgets.verdict import VerdictBanner
 
-from ui_helpers import encode, screen_strips, screen_text, write_lines
+from ui_helpers import encode, screen_strips, screen_text, write_lines, wait_until
 
 SIZE = (160, 45)
 
@@ -244,10 +244,7 @@ async def test_hostile_strings_render_literally(tmp_path, demo):
         app.screen.query_one("#edit-path").value = "/inputs/scenario"
         app.screen.query_one("#edit-value").value = "cross_tenant"
         await pilot.press("enter")
-        for _ in range(40):
-            await pilot.pause(0.02)
-            if type(app.screen).__name__ == "CompareScreen":
-                break
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "CompareScreen")
         text = screen_text(app)
         assert type(app.screen).__name__ == "CompareScreen" and "\\x1b]0;T\\x07st" in text
         for bad in ("\x1b", "\x07", "\r", "\x9b", "\u202e"):

@@ -12,7 +12,7 @@ from tracetui.ui.screens.main import MainScreen
 from tracetui.ui.widgets.run_list import RunList
 from tracetui.ui.widgets.swimlanes import SwimLanes
 
-from ui_helpers import screen_text
+from ui_helpers import screen_text, wait_until
 
 
 async def open_run(pilot, run_id: str, seq: int | None = None) -> None:
@@ -37,10 +37,7 @@ async def edit(pilot, path: str | None, value: str) -> None:
         pilot.app.screen.query_one("#edit-path").value = path
     pilot.app.screen.query_one("#edit-value").value = value
     await pilot.press("enter")
-    for _ in range(40):  # the re-run happens on a worker thread
-        await pilot.pause(0.02)
-        if isinstance(pilot.app.screen, CompareScreen):
-            break
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, CompareScreen))  # the re-run is on a worker
 
 
 async def test_fixing_the_arguments_makes_the_run_answer_ready(scenarios_file):
@@ -82,10 +79,7 @@ async def test_an_edit_that_moves_the_failure_to_another_lane(scenarios_file):
         app.screen.query_one("#edit-path").value = "/inputs/budgets/repair_budget"
         app.screen.query_one("#edit-value").value = "0"
         await pilot.press("enter")
-        for _ in range(40):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, CompareScreen) and len(app.screen.outcome.edits) == 2:
-                break
+        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen) and len(app.screen.outcome.edits) == 2)
         outcome = app.screen.outcome
         assert [p for p, _ in outcome.edits] == ["/inputs/tools/0/parameters/properties/order_id/pattern",
                                                  "/inputs/budgets/repair_budget"]

@@ -24,3 +24,11 @@ def write_lines(path: Path, lines: Iterable[bytes]) -> str:
 
 def encode(record: dict) -> bytes:
     return orjson.dumps(record)
+
+
+async def wait_until(pilot, condition, tries: int = 40) -> None:
+    """Let the app run until ``condition()`` holds (e.g. a worker's re-run has opened a screen), bounded."""
+    for _ in range(tries):
+        await pilot.pause(0.02)
+        if condition():
+            return
