@@ -143,10 +143,10 @@ def test_output_is_atomic_and_never_half_written(cli, tmp_path, monkeypatch):
     out.write_bytes(b"previous content\n")
     import tracetui.trace.writer as writer
 
-    def boom(out_file, records):
+    def boom(out_file, runs):
         out_file.write(b"half")
         raise RuntimeError("crash mid-write")
-    monkeypatch.setattr(writer, "write_records", boom)
+    monkeypatch.setattr(writer, "write_runs", boom)
     with pytest.raises(RuntimeError):
         cli("generate", "-o", out)
     assert out.read_bytes() == b"previous content\n"

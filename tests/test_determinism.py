@@ -1,10 +1,16 @@
 """Same inputs, same bytes: the sample traces prove it and hypothesis probes seeds."""
 from __future__ import annotations
 
+import copy
+
+import pytest
 from hypothesis import given, settings, strategies as st
 
-from tracetui.loop.runner import records_of, run_scenario
+from tracetui.loop.ablations import ABLATIONS
+from tracetui.loop.inputs import build_inputs
+from tracetui.loop.runner import records_of, run_inputs, run_scenario
 from tracetui.loop.scenarios import FAULT_CHOICES, SCENARIOS
+from tracetui.providers import fake
 from tracetui.samples import recipes, regenerate
 from tracetui.trace.writer import encode_record
 
@@ -35,3 +41,54 @@ def test_sample_traces_regenerate_byte_identical(root, tmp_path):
     assert sorted(written) == committed == sorted(recipes())
     for name in written:
         assert (tmp_path / name).read_bytes() == (root / "sample_traces" / name).read_bytes(), name
+
+
+def _fresh_replies(monkeypatch, size: int) -> None:
+    """Start from an empty reply cache of ``size`` entries (0: the scripted model answers every request)."""
+    monkeypatch.setattr(fake, "REPLY_CACHE_SIZE", size)
+    monkeypatch.setattr(fake, "_replies", {})
+
+
+def _every_run() -> list[tuple]:
+    runs = [(name, "complete", ()) for name in SCENARIOS]
+    runs += [("single", ablation, ()) for ablation in ABLATIONS]
+    runs += [("single", "complete", (fault,)) for fault in FAULT_CHOICES]
+    return runs
+
+
+def test_the_reply_cache_never_changes_a_trace(monkeypatch):
+    """Cold, then answered from the cache, then with the cache off: the same bytes for every run."""
+    _fresh_replies(monkeypatch, 1024)
+    cold = [trace_bytes(name, ablation, faults) for name, ablation, faults in _every_run()]
+    assert fake._replies, "the first pass fills the cache"
+    warm = [trace_bytes(name, ablation, faults) for name, ablation, faults in _every_run()]
+    _fresh_replies(monkeypatch, 0)
+    off = [trace_bytes(name, ablation, faults) for name, ablation, faults in _every_run()]
+    assert not fake._replies
+    assert cold == warm == off
+
+
+def test_a_cached_reply_is_parsed_afresh_for_every_run(monkeypatch):
+    """Runs share a reply's bytes, never its objects: changing one run's response body leaves the next alone."""
+    _fresh_replies(monkeypatch, 1024)
+    first = run_scenario("single")
+    first.events[0]["data"]["response"]["body"]["output"].clear()
+    assert trace_bytes("single") == b"".join(encode_record(r) for r in run_scenario("single").records)
+    assert run_scenario("single").events[0]["data"]["response"]["body"]["output"]
+
+
+def test_a_full_cache_starts_over_and_stays_bounded(monkeypatch):
+    _fresh_replies(monkeypatch, 4)
+    expected = {seed: trace_bytes("parallel", seed=seed) for seed in range(6)}
+    assert len(fake._replies) <= 4
+    assert all(trace_bytes("parallel", seed=seed) == expected[seed] for seed in range(6))
+
+
+@pytest.mark.parametrize("name", ["refund", "write_timeout", "write_unguarded", "business_rule"])
+def test_a_run_never_changes_its_inputs(name):
+    """Tool state is copied on write: a refund changes the run's own copy of an order, not the inputs."""
+    inputs = build_inputs(name)
+    before = copy.deepcopy(inputs)
+    first = run_inputs(name, inputs)
+    assert inputs == before
+    assert run_inputs(name, inputs).records == first.records

@@ -1,13 +1,15 @@
 """Secrets never reach a trace: keys and tokens become a marker that quotes nothing."""
 from __future__ import annotations
 
-import orjson
-from hypothesis import given, strategies as st
+import io
 
-from tracetui.loop.inputs import responses_inputs
+import orjson
+from hypothesis import given, settings, strategies as st
+
+from tracetui.loop.inputs import build_inputs, responses_inputs
 from tracetui.loop.runner import run_inputs
-from tracetui.trace.redact import MARKER
-from tracetui.trace.writer import encode_record
+from tracetui.trace.redact import MARKER, redact_line
+from tracetui.trace.writer import encode_record, encode_records, write_records, write_runs
 
 SECRET_CHARS = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", min_size=24,
                        max_size=48)
@@ -68,3 +70,40 @@ def test_container_redaction_keeps_the_run_line_intact():
                                                       "n": 1}}
     assert orjson.loads(encode_record(record)) == {"rec": "run", "run_id": "r",
                                                    "inputs": {"headers": {"Authorization": "<redacted>"}, "n": 1}}
+
+
+_SECRETISH = st.sampled_from(["Bearer abcdefghijklmnop", "sk-" + "x" * 20, "AKIA" + "Q" * 16, "ghp_" + "a" * 24,
+                              'api_key":"leak', 'x\\"token', "auth"])
+_KEYS = st.sampled_from(["api_key", "password", "Authorization", "auth", "note", "text", "run_id", "rec", "seq"]) | \
+    st.text(max_size=8)
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=30) | _SECRETISH,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3), max_leaves=8)
+_RUN_IDS = st.text(max_size=24) | _SECRETISH | st.sampled_from(['a"b', "x\\", "r\n1", "run"])
+
+
+def _redacted_line_by_line(records) -> bytes:
+    return b"".join(redact_line(orjson.dumps(r)) + b"\n" for r in records)
+
+
+@settings(max_examples=150, deadline=None)
+@given(run_id=_RUN_IDS, other_id=_RUN_IDS, bodies=st.lists(st.dictionaries(_KEYS, _VALUES, max_size=4), min_size=1,
+                                                          max_size=4))
+def test_encoding_runs_equals_redacting_every_line_whole(run_id, other_id, bodies):
+    """The memoised, part-by-part encoder writes exactly what redacting each whole line would."""
+    records = ([{"rec": "run", "run_id": run_id, **bodies[0]}]
+               + [{"rec": "event", "run_id": run_id, "seq": n, **body} for n, body in enumerate(bodies[1:], 1)]
+               + [{"rec": "summary", "run_id": run_id, "status": "answer_ready"}])
+    renamed = [{**r, "run_id": other_id} for r in records]  # the same lines under another id: remembered parts
+    for batch in (records, renamed, records + renamed, records[::-1]):
+        assert encode_records(batch) == _redacted_line_by_line(batch)
+    assert b"".join(encode_record(r) for r in renamed) == _redacted_line_by_line(renamed)
+
+
+def test_records_written_in_batches_match_runs_encoded_whole():
+    results = [run_inputs(f"r{i}", build_inputs(name)) for i, name in enumerate(("single", "parallel", "refund"))]
+    records = [r for result in results for r in result.records]
+    out_records, out_runs = io.BytesIO(), io.BytesIO()
+    assert write_records(out_records, iter(records)) == write_runs(out_runs, (r.records for r in results)) == len(records)
+    assert out_records.getvalue() == out_runs.getvalue() == _redacted_line_by_line(records)

@@ -177,7 +177,7 @@ def test_reasoning_item_is_kept_and_required():
     body = {"input": [{"role": "user", "content": "o-1"},
                       {"type": "function_call", "id": "fc_1", "call_id": "call-1", "name": "read_order",
                        "arguments": "{}"}]}
-    assert "without its required 'reasoning' item" in provider._reject(body)
+    assert "without its required 'reasoning' item" in provider._inspect(body)[0]
 
 
 def test_truncation_is_an_input_the_user_can_change():

@@ -20,13 +20,14 @@ def same_file(a, b) -> bool:
     return same(a, b)
 
 
-def _emit(records, output: str | None) -> int:
-    from tracetui.trace.writer import write_records, write_trace
+def _emit(runs, output: str | None) -> int:
+    """Write runs (each a sequence of records) to a file atomically, or to stdout for ``-``."""
+    from tracetui.trace.writer import write_runs, write_trace_runs
 
     if output in (None, "-"):
-        return write_records(sys.stdout.buffer, records)
+        return write_runs(sys.stdout.buffer, runs)
     try:
-        return write_trace(output, records)
+        return write_trace_runs(output, runs)
     except OSError as exc:
         raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
 
@@ -60,7 +61,7 @@ def main() -> None:
               help="Trace file to write (atomically). Default: standard output.")
 def generate(scenarios, all_scenarios, ablation, all_ablations, faults, transient_failures, seed, output) -> None:
     """Run built-in scenarios through the loop and write their JSONL traces."""
-    from tracetui.loop.runner import records_of, run_scenario
+    from tracetui.loop.runner import run_scenario
 
     if all_scenarios and scenarios:
         raise click.UsageError("use --scenario or --all, not both")
@@ -79,7 +80,7 @@ def generate(scenarios, all_scenarios, ablation, all_ablations, faults, transien
                 tally["failed"] += result.status != "answer_ready"
                 yield result
 
-    _emit(records_of(results()), output)
+    _emit((result.records for result in results()), output)
     where = f" to {output}" if output not in (None, "-") else ""
     click.echo(f"wrote {tally['runs']} run(s), {tally['failed']} failed{where}", err=True)
 
@@ -168,7 +169,7 @@ def run(responses_file, base_url, provider, model, stream, show_stream, prompt, 
             show_stream = stream and sys.stderr.isatty()
         result = _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms, max_retries,
                            max_turns, max_calls, run_id, show_stream=show_stream)
-    _emit(iter(result.records), output)
+    _emit([result.records], output)
     click.echo(_verdict_line(result.summary), err=True)
     sys.exit(0 if result.summary["ready"] else 1)
 
@@ -312,7 +313,7 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
     original = b"".join(encode_record(r) for r in (run.run, *run.events, run.summary) if r is not None)
     identical = original == b"".join(encode_record(r) for r in outcome.records)
     if output:
-        _emit(iter(outcome.records), output)
+        _emit([outcome.records], output)
     if as_json:
         payload = {"run_id": run_id, "edits": [{"path": p, "value": v} for p, v in edits],
                    "before": outcome.before, "after": outcome.after, "identical": identical,

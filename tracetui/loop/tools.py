@@ -6,7 +6,7 @@ two successful executions of one key are detected, not hidden.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -24,19 +24,25 @@ class Execution:
     executed_at: int
 
 
-@dataclass
 class ToolState:
-    """Mutable state a run's tools act on; rebuilt from the run's inputs for every (re)run."""
+    """Mutable state a run's tools act on; rebuilt from the run's inputs for every (re)run.
 
-    orders: dict[str, dict[str, Any]]
-    failures: dict[str, str]
-    ledger: dict[str, list[Execution]] = field(default_factory=dict)
-    refunds: int = 0
+    Orders are shared with the inputs until a write touches one: the write copies
+    that order first, so a run never changes its inputs and a read-only run copies
+    nothing.
+    """
+
+    __slots__ = ("orders", "failures", "ledger", "refunds")
+
+    def __init__(self, orders: dict[str, dict[str, Any]], failures: dict[str, str]):
+        self.orders = orders
+        self.failures = failures
+        self.ledger: dict[str, list[Execution]] = {}
+        self.refunds = 0
 
     @classmethod
     def from_inputs(cls, tool_data: dict[str, Any]) -> "ToolState":
-        orders = {k: dict(v) for k, v in (tool_data.get("orders") or {}).items()}  # order records are flat
-        return cls(orders=orders, failures=dict(tool_data.get("failures") or {}))
+        return cls(dict(tool_data.get("orders") or {}), dict(tool_data.get("failures") or {}))
 
     def authorize(self, args: dict[str, Any], principal: dict[str, Any]) -> tuple[bool, str, dict[str, Any]]:
         """Decide from trusted data only; a denial reveals nothing about the resource."""
@@ -78,6 +84,7 @@ class ToolState:
             return {"order_id": args["order_id"], "status": order["status"], "source": "read_order"}
         if name == "refund_order":
             self.refunds += 1
+            order = self.orders[args["order_id"]] = dict(order)  # copied on write: the inputs stay as they were
             order["refunded"] = round(float(order.get("refunded", 0)) + float(args["amount"]), 2)
             result = {"order_id": args["order_id"], "refund_id": f"r-{self.refunds}", "amount": args["amount"],
                       "status": "refunded", "source": "refund_order"}

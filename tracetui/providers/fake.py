@@ -10,6 +10,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+import orjson
+
 from tracetui.loop.stream import responses_to_events
 from tracetui.providers.base import Exchange, HttpRequest
 from tracetui.providers.fake_model import model_respond
@@ -20,6 +22,10 @@ VENDOR_BODY = {"id": "msg_01", "type": "message", "role": "assistant", "model": 
                "content": [{"type": "text", "text": "Hello from a different API."}], "stop_reason": "end_turn"}
 FAULTS = ("429", "5xx", "timeout", "html", "vendor")
 STREAM_FAULTS = {"stream_cut", "stream_no_completion", "stream_bad_json"}
+#: how many distinct requests the provider remembers its replies to (0: answer every request afresh)
+REPLY_CACHE_SIZE = 1024
+#: (scenario, responses so far, call ids issued so far, JSON of [output limit, input]) -> reply
+_replies: dict[tuple[Any, ...], tuple[int, bytes, int]] = {}
 
 
 @lru_cache(maxsize=1024)
@@ -29,16 +35,6 @@ def _mix(seed: int, call_index: int, attempt: int) -> int:
     x ^= x >> 15
     x = (x * 0x2C1B3C6D) & 0xFFFFFFFF
     return x ^ (x >> 12)
-
-
-def _highest_call_number(body: dict[str, Any]) -> int:
-    """The largest N of the ``call-N`` ids the request already holds (an edit may have added some)."""
-    highest = 0
-    for item in body.get("input") or ():
-        call_id = item.get("call_id") if isinstance(item, dict) else None
-        if isinstance(call_id, str) and call_id.startswith("call-") and call_id[5:].isdigit():
-            highest = max(highest, int(call_id[5:]))
-    return highest
 
 
 class FakeProvider:
@@ -55,21 +51,14 @@ class FakeProvider:
 
     def send(self, request: HttpRequest) -> Exchange:
         latency = 180 + _mix(self.seed, request.call_index, request.attempt) % 640
-        rid = {"x-request-id": f"req_{request.call_index + 1}_{request.attempt}"}
+        request_id = f"req_{request.call_index + 1}_{request.attempt}"
         if request.call_index == 0 and request.attempt <= len(self.faults):
-            return self._fault(self.faults[request.attempt - 1], request, latency, rid)
-        problem = self._reject(request.body)
-        if problem:
-            return Exchange(400, {**rid, "content-type": "application/json"},
-                            {"error": {"message": problem, "type": "invalid_request_error", "param": "input",
-                                       "code": None}}, latency)
-        body = model_respond(self.scenario, request.body, max(self.issued_ids, _highest_call_number(request.body)))
-        self.responses += 1
-        body = {"id": f"resp_{self.responses}", **body}
-        self.issued_ids += len([i for i in body["output"] if i.get("type") == "function_call"])
-        headers = {**rid, "content-type": "application/json"}
-        if not request.stream:
-            return Exchange(200, headers, body, latency)
+            return self._fault(self.faults[request.attempt - 1], request, latency, {"x-request-id": request_id})
+        headers = {"x-request-id": request_id, "content-type": "application/json"}
+        status, content = self._reply(request.body)
+        body = orjson.loads(content)
+        if status != 200 or not request.stream:
+            return Exchange(status, headers, body, latency)
         events = responses_to_events(body)
         headers["content-type"] = "text/event-stream"
         if self.scenario in STREAM_FAULTS:
@@ -106,18 +95,66 @@ class FakeProvider:
             broken.append(e)
         return Exchange(200, headers, None, latency, events=broken)
 
-    def _reject(self, body: dict[str, Any]) -> str | None:
-        """The request checks a real Responses API makes before any model runs."""
+    def _reply(self, body: dict[str, Any]) -> tuple[int, bytes]:
+        """The server's answer to a request: its status and its JSON body as sent.
+
+        The scripted model and the request checks are a pure function of the
+        request's input and output limit, the scenario, and how many responses and
+        call ids this run has had, so each distinct request is answered once and its
+        bytes are replayed, as a caching gateway would; the client parses them into
+        fresh objects every time.
+        """
+        key: tuple[Any, ...] | None = None
+        if REPLY_CACHE_SIZE > 0:
+            try:
+                key = (self.scenario, self.responses, self.issued_ids,
+                       orjson.dumps([body.get("max_output_tokens"), body.get("input")]))
+            except TypeError:  # not JSON (an edit can put anything in a run's inputs): answered, not remembered
+                pass
+        reply = _replies.get(key) if key is not None else None
+        if reply is None:
+            reply = self._render(body)
+            if key is not None:
+                if len(_replies) >= REPLY_CACHE_SIZE:
+                    _replies.clear()
+                _replies[key] = reply
+        status, content, calls = reply
+        if status == 200:
+            self.responses += 1
+            self.issued_ids += calls
+        return status, content
+
+    def _render(self, body: dict[str, Any]) -> tuple[int, bytes, int]:
+        """Check the request, then let the model answer: (status, JSON body, function calls issued)."""
+        problem, highest_call = self._inspect(body)
+        if problem:
+            return 400, orjson.dumps({"error": {"message": problem, "type": "invalid_request_error",
+                                                "param": "input", "code": None}}), 0
+        answer = {"id": f"resp_{self.responses + 1}",
+                  **model_respond(self.scenario, body, max(self.issued_ids, highest_call))}
+        calls = sum(1 for item in answer["output"] if item["type"] == "function_call")
+        return 200, orjson.dumps(answer), calls
+
+    def _inspect(self, body: dict[str, Any]) -> tuple[str | None, int]:
+        """The checks a real Responses API makes before any model runs, in one pass over the input.
+
+        Returns the rejection (or None) and the largest N of the ``call-N`` ids the
+        request already holds (an edit may have added some), so new ids stay unique.
+        """
         seen: set[str] = set()
         previous_type = None
-        for item in body.get("input") or []:
+        highest = 0
+        for item in body.get("input") or ():
             kind = item.get("type")
             if kind == "function_call":
                 if self.reasoning and previous_type != "reasoning" and previous_type != "function_call":
                     return (f"Item '{item.get('id')}' of type 'function_call' was provided without its required "
-                            f"'reasoning' item.")
-                seen.add(item.get("call_id"))
+                            f"'reasoning' item."), highest
+                call_id = item.get("call_id")
+                seen.add(call_id)
+                if isinstance(call_id, str) and call_id.startswith("call-") and call_id[5:].isdigit():
+                    highest = max(highest, int(call_id[5:]))
             elif kind == "function_call_output" and item.get("call_id") not in seen:
-                return f"No tool call found for function call output with call_id {item.get('call_id')}."
+                return f"No tool call found for function call output with call_id {item.get('call_id')}.", highest
             previous_type = kind
-        return None
+        return None, highest

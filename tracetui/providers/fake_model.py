@@ -8,7 +8,6 @@ scenario adds one quirk on top of a well-behaved order assistant.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -32,22 +31,31 @@ def _refund_in(text: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
-@dataclass
 class View:
     """What the model can see in one request."""
 
-    user_text: str | None
-    calls: list[dict[str, Any]] = field(default_factory=list)
-    results: list[dict[str, Any]] = field(default_factory=list)  # {"call_id", "output", "error"}
-    max_output_tokens: int = 500
-    id_base: int = 0  # call ids the provider has issued so far: ids are unique per run, like a real API's
+    __slots__ = ("user_text", "calls", "results", "last_batch", "max_output_tokens", "id_base", "orders",
+                 "refund_amount")
+
+    def __init__(self, user_text: str | None, calls: list[dict[str, Any]], results: list[dict[str, Any]],
+                 last_batch: list[dict[str, Any]], max_output_tokens: int = 500, id_base: int = 0):
+        self.user_text = user_text
+        self.calls = calls
+        self.results = results  # {"call_id", "output", "error"}
+        self.last_batch = last_batch  # the results after the newest calls
+        self.max_output_tokens = max_output_tokens
+        self.id_base = id_base  # call ids the provider has issued so far: unique per run, like a real API's
+        self.orders = _orders_in(user_text or "")
+        self.refund_amount = _refund_in(user_text or "")
 
     @classmethod
     def from_request(cls, body: dict[str, Any], id_base: int = 0) -> "View":
         user_text = None
-        calls, results, batch = [], [], []
+        calls: list[dict[str, Any]] = []
+        results: list[dict[str, Any]] = []
+        batch: list[dict[str, Any]] = []
         previous = None
-        for item in body.get("input") or []:
+        for item in body.get("input") or ():
             kind = item.get("type")
             if item.get("role") == "user":
                 user_text = item.get("content")
@@ -60,24 +68,16 @@ class View:
                     output = orjson.loads(item.get("output") or "null")
                 except orjson.JSONDecodeError:
                     output = item.get("output")
-                error = isinstance(output, dict) and output.get("ok") is False
-                results.append({"call_id": item.get("call_id"), "output": output, "error": error})
-                batch.append(results[-1])
+                result = {"call_id": item.get("call_id"), "output": output,
+                          "error": isinstance(output, dict) and output.get("ok") is False}
+                results.append(result)
+                batch.append(result)
             previous = kind
-        return cls(user_text, calls, results, int(body.get("max_output_tokens") or 500), id_base, batch)
-
-    @property
-    def orders(self) -> list[str]:
-        return list(_orders_in(self.user_text or ""))
-
-    @property
-    def refund_amount(self) -> float | None:
-        return _refund_in(self.user_text or "")
+        return cls(user_text, calls, results, batch, int(body.get("max_output_tokens") or 500), id_base)
 
     def next_call_id(self, offset: int = 0) -> str:
         return f"call-{self.id_base + offset + 1}"
 
-    last_batch: list[dict[str, Any]] = field(default_factory=list)  # results after the newest calls
 
 # -- response builders -------------------------------------------------------------------------
 def fn_call(name: str, args: Any, call_id: str) -> dict[str, Any]:

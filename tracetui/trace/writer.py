@@ -4,59 +4,124 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from itertools import islice
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable
-
-import re
+from typing import Any, BinaryIO, Callable, Iterable, Sequence
 
 import orjson
 
+from tracetui.trace.format import PREFIX_EVENT, PREFIX_RUN, PREFIX_SUMMARY, REC_EVENT, REC_RUN, REC_SUMMARY
 from tracetui.trace.redact import redact_line
 
-#: The line's opening keys up to the run id's opening quote (group 1), then the run id string.
-#: The string is matched "unrolled" (runs of plain bytes between escapes): no alternation per byte.
-_HEAD = re.compile(rb'(\{"rec":"[a-z]+","run_id":")[^"\\]*(?:\\.[^"\\]*)*"')
-_MEMO_MAX_ENTRIES = 4096
+_MEMO_MAX_ENTRIES = 1024  # with _MEMO_MAX_LINE, at most 16 MiB of memo
 _MEMO_MAX_LINE = 8192
-_memo: dict[bytes, bytes] = {}
+#: a line's opening keys, up to the run id, by ``rec``: fixed bytes with nothing to redact
+_PREFIXES = {REC_RUN: PREFIX_RUN, REC_EVENT: PREFIX_EVENT, REC_SUMMARY: PREFIX_SUMMARY}
+#: the rest of a line after its run id -> the same bytes redacted
+_tails: dict[bytes, bytes] = {}
+#: a run's lines without its run id -> the pieces its redacted run id joins into its redacted lines
+_runs: dict[tuple[bytes, ...], list[bytes]] = {}
+_RUNS_MAX_ENTRIES = 128  # with _MEMO_MAX_RUN, at most 8 MiB of memo
+_MEMO_MAX_RUN = 1 << 15  # a run's lines are memoised whole up to this size (a scenario run is under 8 KiB)
+_WRITE_BATCH = 256
+_BUFFER_BYTES = 1 << 20  # a trace is written in large blocks, not a system call per run
 
 
-def encode_record(record: dict[str, Any]) -> bytes:
-    """One redacted JSONL line.
+def encode_records(records: Iterable[dict[str, Any]]) -> bytes:
+    """Redacted JSONL lines, one per record.
 
     Redaction costs one regex pass per line, the largest part of writing a trace.
-    Lines of runs of the same scenario repeat byte for byte after the run id, a
-    line's opening keys are one of a few, and a run's lines share its id, so the
-    three parts are memoised by their bytes. Redaction is a pure function of them,
-    and no match can cross either quote of the run id: a match spans a quote only
-    where a credential key ends at it and ``:`` follows, and here the key is
-    ``run_id``, the run id's own quotes are escaped (no key ends in a backslash)
-    and its closing quote is followed by ``,`` or ``}``.
+    A line is three parts: its opening keys (``{"rec":"event","run_id":``, one of
+    three), the run id (the same for a run's lines) and the rest, which repeats
+    byte for byte across runs of one scenario. So the run id is redacted once per
+    run and the rest is memoised by its bytes (a whole run's at once, then line by
+    line); redaction is a pure function of them. No match crosses a part's edge: a
+    match spans a quote only where a credential key ends at it and ``:`` follows;
+    here the key is ``run_id``, every quote inside the run id is escaped, and its
+    closing quote is followed by ``,`` or ``}``. Any other line is redacted whole.
     """
+    records = records if isinstance(records, (list, tuple)) else list(records)
+    run_id = records[0].get("run_id") if records else None
+    if type(run_id) is str:
+        lines = _encode_run(records, run_id)
+        if lines is not None:
+            return lines
+    return b"".join([_encode_line(record) for record in records])
+
+
+def _encode_run(records: Sequence[dict[str, Any]], run_id: str) -> bytes | None:
+    """The lines of records that are all one run's, or None when they are not."""
+    ident = orjson.dumps(run_id)
+    event_head, run_head, summary_head = PREFIX_EVENT + ident, PREFIX_RUN + ident, PREFIX_SUMMARY + ident
+    rest: list[bytes] = []  # each line's opening keys, then the rest of it after the run id
+    for record in records:
+        raw = orjson.dumps(record)
+        if raw.startswith(event_head):
+            rest += (PREFIX_EVENT, raw[len(event_head):])
+        elif raw.startswith(run_head):
+            rest += (PREFIX_RUN, raw[len(run_head):])
+        elif raw.startswith(summary_head):
+            rest += (PREFIX_SUMMARY, raw[len(summary_head):])
+        else:
+            return None
+    if sum(map(len, rest)) > _MEMO_MAX_RUN:
+        return None
+    key = tuple(rest)
+    pieces = _runs.get(key)
+    if pieces is None:
+        pieces = [rest[0]]
+        for i in range(1, len(rest) - 1, 2):
+            pieces.append(_redacted_tail(rest[i]) + b"\n" + rest[i + 1])
+        pieces.append(_redacted_tail(rest[-1]) + b"\n")
+        _remember(_runs, key, pieces, _RUNS_MAX_ENTRIES)
+    return redact_line(ident).join(pieces)
+
+
+def _encode_line(record: dict[str, Any]) -> bytes:
     raw = orjson.dumps(record)
-    head = _HEAD.match(raw)
-    if head is None or len(raw) > _MEMO_MAX_LINE:
-        return redact_line(raw) + b"\n"
-    split, end = head.end(1), head.end()
-    return _redacted(raw[:split]) + _redacted(raw[split:end]) + _redacted(raw[end:]) + b"\n"
+    rec, run_id = record.get("rec"), record.get("run_id")
+    prefix = _PREFIXES.get(rec) if type(rec) is str else None
+    if prefix is not None and type(run_id) is str and len(raw) <= _MEMO_MAX_LINE:
+        ident = orjson.dumps(run_id)
+        if raw.startswith(prefix) and raw.startswith(ident, len(prefix)):
+            return prefix + redact_line(ident) + _redacted_tail(raw[len(prefix) + len(ident):]) + b"\n"
+    return redact_line(raw) + b"\n"
 
 
-def _redacted(part: bytes) -> bytes:
-    redacted = _memo.get(part)
+def _redacted_tail(tail: bytes) -> bytes:
+    if len(tail) > _MEMO_MAX_LINE:
+        return redact_line(tail)
+    redacted = _tails.get(tail)
     if redacted is None:
-        redacted = redact_line(part)
-        if len(_memo) >= _MEMO_MAX_ENTRIES:
-            _memo.clear()
-        _memo[part] = redacted
+        redacted = _remember(_tails, tail, redact_line(tail), _MEMO_MAX_ENTRIES)
     return redacted
 
 
-def write_records(out: BinaryIO, records: Iterable[dict[str, Any]]) -> int:
+def _remember(memo: dict[Any, Any], key: Any, value: Any, limit: int) -> Any:
+    if len(memo) >= limit:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
+def encode_record(record: dict[str, Any]) -> bytes:
+    """One redacted JSONL line."""
+    return _encode_line(record)
+
+
+def write_runs(out: BinaryIO, runs: Iterable[Sequence[dict[str, Any]]]) -> int:
+    """Write run by run: each run's lines are encoded together as the run arrives; returns how many records."""
     n = 0
-    for record in records:
-        out.write(encode_record(record))
-        n += 1
+    for records in runs:
+        out.write(encode_records(records))
+        n += len(records)
     return n
+
+
+def write_records(out: BinaryIO, records: Iterable[dict[str, Any]]) -> int:
+    """Write records as they come, in batches so memory stays flat; returns how many."""
+    pending = iter(records)
+    return write_runs(out, iter(lambda: list(islice(pending, _WRITE_BATCH)), []))
 
 
 def _new_file_mode() -> int:
@@ -78,7 +143,7 @@ class AtomicWriter:
     def __enter__(self) -> BinaryIO:
         directory = self.path.parent if str(self.path.parent) else Path(".")
         fd, self.tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=directory)
-        self.file = os.fdopen(fd, "wb")
+        self.file = os.fdopen(fd, "wb", buffering=_BUFFER_BYTES)
         return self.file
 
     def __exit__(self, exc_type, exc, tb) -> None:
@@ -113,8 +178,18 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
 
 
 def write_trace(path: str | os.PathLike[str], records: Iterable[dict[str, Any]]) -> int:
+    """Write a whole trace file atomically; returns how many records."""
+    return _write_file(path, lambda out: write_records(out, records))
+
+
+def write_trace_runs(path: str | os.PathLike[str], runs: Iterable[Sequence[dict[str, Any]]]) -> int:
+    """Like :func:`write_trace`, run by run (see :func:`write_runs`)."""
+    return _write_file(path, lambda out: write_runs(out, runs))
+
+
+def _write_file(path: str | os.PathLike[str], write: Callable[[BinaryIO], int]) -> int:
     if _is_special(Path(path)):
-        with open(path, "wb") as out:
-            return write_records(out, records)
+        with open(path, "wb", buffering=_BUFFER_BYTES) as out:
+            return write(out)
     with AtomicWriter(path) as out:
-        return write_records(out, records)
+        return write(out)
