@@ -55,8 +55,7 @@ class FakeProvider:
         if request.call_index == 0 and request.attempt <= len(self.faults):
             return self._fault(self.faults[request.attempt - 1], request, latency, {"x-request-id": request_id})
         headers = {"x-request-id": request_id, "content-type": "application/json"}
-        status, content = self._reply(request.body)
-        body = orjson.loads(content)
+        status, body = self._reply(request.body)
         if status != 200 or not request.stream:
             return Exchange(status, headers, body, latency)
         events = responses_to_events(body)
@@ -95,14 +94,14 @@ class FakeProvider:
             broken.append(e)
         return Exchange(200, headers, None, latency, events=broken)
 
-    def _reply(self, body: dict[str, Any]) -> tuple[int, bytes]:
-        """The server's answer to a request: its status and its JSON body as sent.
+    def _reply(self, body: dict[str, Any]) -> tuple[int, Any]:
+        """The server's answer to a request: its status and its (fresh) JSON body.
 
         The scripted model and the request checks are a pure function of the
         request's input and output limit, the scenario, and how many responses and
-        call ids this run has had, so each distinct request is answered once and its
-        bytes are replayed, as a caching gateway would; the client parses them into
-        fresh objects every time.
+        call ids this run has had, so each distinct request is answered once and the
+        answer's bytes are kept, as a caching gateway would; a repeated request gets
+        them parsed into fresh objects.
         """
         key: tuple[Any, ...] | None = None
         if REPLY_CACHE_SIZE > 0:
@@ -111,29 +110,31 @@ class FakeProvider:
                        orjson.dumps([body.get("max_output_tokens"), body.get("input")]))
             except TypeError:  # not JSON (an edit can put anything in a run's inputs): answered, not remembered
                 pass
-        reply = _replies.get(key) if key is not None else None
-        if reply is None:
-            reply = self._render(body)
+        cached = _replies.get(key) if key is not None else None
+        if cached is not None:
+            status, content, calls = cached
+            answer = orjson.loads(content)
+        else:
+            status, answer, calls = self._render(body)
             if key is not None:
                 if len(_replies) >= REPLY_CACHE_SIZE:
                     _replies.clear()
-                _replies[key] = reply
-        status, content, calls = reply
+                _replies[key] = (status, orjson.dumps(answer), calls)
         if status == 200:
             self.responses += 1
             self.issued_ids += calls
-        return status, content
+        return status, answer
 
-    def _render(self, body: dict[str, Any]) -> tuple[int, bytes, int]:
+    def _render(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], int]:
         """Check the request, then let the model answer: (status, JSON body, function calls issued)."""
         problem, highest_call = self._inspect(body)
         if problem:
-            return 400, orjson.dumps({"error": {"message": problem, "type": "invalid_request_error",
-                                                "param": "input", "code": None}}), 0
+            return 400, {"error": {"message": problem, "type": "invalid_request_error", "param": "input",
+                                   "code": None}}, 0
         answer = {"id": f"resp_{self.responses + 1}",
                   **model_respond(self.scenario, body, max(self.issued_ids, highest_call))}
-        calls = sum(1 for item in answer["output"] if item["type"] == "function_call")
-        return 200, orjson.dumps(answer), calls
+        calls = [item["type"] for item in answer["output"]].count("function_call")
+        return 200, answer, calls
 
     def _inspect(self, body: dict[str, Any]) -> tuple[str | None, int]:
         """The checks a real Responses API makes before any model runs, in one pass over the input.
