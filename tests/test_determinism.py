@@ -92,3 +92,11 @@ def test_a_run_never_changes_its_inputs(name):
     first = run_inputs(name, inputs)
     assert inputs == before
     assert run_inputs(name, inputs).records == first.records
+
+
+def test_a_large_request_is_answered_afresh_not_remembered(monkeypatch):
+    _fresh_replies(monkeypatch, 1024)
+    inputs = build_inputs("single")
+    inputs["user_input"] += " " + "x" * (fake.REPLY_CACHE_MAX_REQUEST + 1)
+    result = run_inputs("big", inputs)
+    assert result.status == "answer_ready" and not fake._replies

@@ -74,7 +74,8 @@ def test_container_redaction_keeps_the_run_line_intact():
 
 _SECRETISH = st.sampled_from(["Bearer abcdefghijklmnop", "sk-" + "x" * 20, "AKIA" + "Q" * 16, "ghp_" + "a" * 24,
                               'api_key":"leak', 'x\\"token', "auth"])
-_KEYS = st.sampled_from(["api_key", "password", "Authorization", "auth", "note", "text", "run_id", "rec", "seq"]) | \
+_KEYS = st.sampled_from(["api_key", "password", "Authorization", "auth", "note", "text", "run_id", "rec", "seq",
+                         "_"]) | \
     st.text(max_size=8)
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False)
@@ -98,12 +99,22 @@ def test_encoding_runs_equals_redacting_every_line_whole(run_id, other_id, bodie
     renamed = [{**r, "run_id": other_id} for r in records]  # the same lines under another id: remembered parts
     for batch in (records, renamed, records + renamed, records[::-1]):
         assert encode_records(batch) == _redacted_line_by_line(batch)
+        out = io.BytesIO()
+        assert write_records(out, iter(batch)) == len(batch)
+        assert out.getvalue() == _redacted_line_by_line(batch)
     assert b"".join(encode_record(r) for r in renamed) == _redacted_line_by_line(renamed)
+
+
+def test_a_key_named_underscore_survives_beside_a_redacted_container():
+    line = encode_record({"rec": "event", "run_id": "r", "_": 12345, "token": [1], "api_key": {"a": 1}})
+    assert orjson.loads(line) == {"rec": "event", "run_id": "r", "_": 12345, "token": "<redacted>",
+                                  "api_key": "<redacted>"}
 
 
 def test_records_written_in_batches_match_runs_encoded_whole():
     results = [run_inputs(f"r{i}", build_inputs(name)) for i, name in enumerate(("single", "parallel", "refund"))]
     records = [r for result in results for r in result.records]
     out_records, out_runs = io.BytesIO(), io.BytesIO()
-    assert write_records(out_records, iter(records)) == write_runs(out_runs, (r.records for r in results)) == len(records)
+    runs = (iter(r.records) for r in results)  # a run may be any iterable of records
+    assert write_records(out_records, iter(records)) == write_runs(out_runs, runs) == len(records)
     assert out_records.getvalue() == out_runs.getvalue() == _redacted_line_by_line(records)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tracetui.loop.ablations import ABLATIONS
-from tracetui.loop.inputs import build_inputs
+from tracetui.loop.inputs import build_inputs, responses_inputs
 from tracetui.loop.runner import run_inputs, run_scenario
 from tracetui.loop.scenarios import SCENARIOS
 from tracetui.providers.fake import FakeProvider
@@ -286,3 +286,25 @@ def test_no_protected_field_of_another_tenant_ever_reaches_the_model():
     o2 = inputs["tool_data"]["orders"]["o-2"]
     assert o2["status"].encode() not in sent and str(o2["paid"]).encode() not in sent
     assert b"function_call_output" not in sent  # no result of any kind went back for the denied call
+
+
+_ANSWER = {"status": "completed", "output": [{"type": "message", "role": "assistant", "status": "completed",
+                                             "content": [{"type": "output_text", "text": "hi"}]}]}
+
+
+def test_header_names_are_matched_case_insensitively_the_last_spelling_winning():
+    """A recorded exchange may spell a header twice: read like one header, as an HTTP client would fold it."""
+    limited = {"status": 429, "headers": {"retry-after": "1", "Retry-After": "3", "x-request-id": "lower",
+                                          "X-Request-Id": "Upper"}, "body": {"error": {"message": "slow down"}}}
+    result = run_inputs("h", responses_inputs([limited, _ANSWER]))
+    first, second = result.events[0], result.events[1]
+    assert first["data"]["backoff_ms"] == 3000 and first["data"]["backoff_source"] == "retry-after"
+    assert second["kind"] == "http.attempt" and second["outcome"] == "ok"
+    assert result.events[2]["data"]["request_id"] == "Upper"
+
+
+def test_a_vendor_body_is_each_runs_own():
+    first = run_scenario("single", faults=("vendor",))
+    first.events[0]["data"]["response"]["body"]["model"] = "changed by an earlier run"
+    again = run_scenario("single", faults=("vendor",))
+    assert again.events[0]["data"]["response"]["body"]["model"] == "other-model"

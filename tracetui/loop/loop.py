@@ -15,7 +15,7 @@ from tracetui import __version__
 from tracetui.loop.ablations import ABLATIONS
 from tracetui.loop.answer import verify_answer
 from tracetui.loop.recorder import Recorder, first_failure, verdict_status
-from tracetui.loop.retry import backoff_ms, failure_code, header, is_retryable
+from tracetui.loop.retry import backoff_ms, failure_code, is_retryable
 from tracetui.loop.tools import ToolFailure, ToolState
 from tracetui.loop.validation import REPAIRABLE, UNKNOWN_TOOL, validate_arguments
 from tracetui.providers import base
@@ -129,8 +129,7 @@ class AgentLoop:
     def _http(self, turn: int, body: dict[str, Any], items: int, units: int) -> ModelTurn:
         failed_attempts: list[dict[str, Any]] = []
         max_attempts = self.budgets["max_retries"] + 1
-        path = self.adapter.path
-        url = self.base_url + path
+        url = self.base_url + self.adapter.path
         for attempt in range(1, max_attempts + 1):
             request = HttpRequest("POST", url, {"content-type": "application/json"}, body,
                                   self.budgets["timeout_ms"], turn - 1, attempt, self.stream)
@@ -139,25 +138,27 @@ class AgentLoop:
             self.exchange_index += 1
             self.http_attempts += 1
             self.clock += exchange.latency_ms
-            headers = exchange.headers  # names as received: header() matches them case-insensitively
-            self.request_id = header(headers, "x-request-id") or header(headers, "request-id") or self.request_id
+            headers = exchange.headers
+            if not all(map(str.islower, headers)):  # names as recorded: lower-cased, the last spelling wins
+                headers = {k.lower(): v for k, v in headers.items()}
+            self.request_id = headers.get("x-request-id") or headers.get("request-id") or self.request_id
             data = {"exchange": index, "attempt": attempt,
                     "request": {"method": "POST", "url": url, "model": self.inputs["model"],
                                 "input_items": items, "input_units": units},
                     "response": exchange.to_record()}
+            label = f"POST {self.adapter.path} attempt {attempt}"
             if exchange.status == 200 and exchange.error is None:
                 model_turn = self._parse(exchange)
                 if model_turn.kind == base.FOREIGN_BODY:
                     self.rec.add("http", "http.attempt", FAILED, turn, self.clock,
-                                 f"POST {path} attempt {attempt}: 200 but {model_turn.detail}; "
-                                 f"not retried, not repaired", code="unexpected_body", data=data)
+                                 f"{label}: 200 but {model_turn.detail}; not retried, not repaired",
+                                 code="unexpected_body", data=data)
                     raise _Finished
                 self.rec.add("http", "http.attempt", OK, turn, self.clock,
-                             f"POST {path} attempt {attempt}: 200 in {exchange.latency_ms} ms", data=data)
+                             f"{label}: 200 in {exchange.latency_ms} ms", data=data)
                 if failed_attempts:
                     self.rec.recover(failed_attempts)
                 return model_turn
-            label = f"POST {path} attempt {attempt}"
             code = failure_code(exchange.status, exchange.error)
             what = f"HTTP {exchange.status}" if exchange.status is not None else (exchange.error or "no response")
             retry = is_retryable(exchange.status, exchange.error, headers) and attempt < max_attempts

@@ -38,7 +38,7 @@ def failure_code(status: int | None, error: str | None) -> str:
 def is_retryable(status: int | None, error: str | None, headers: dict[str, str]) -> bool:
     if error == MALFORMED_EXCHANGE:  # a record that is not an exchange is reported, never retried
         return False
-    should = header(headers, "x-should-retry")
+    should = _header(headers, "x-should-retry")
     if should == "true":
         return True
     if should == "false":
@@ -56,23 +56,23 @@ def backoff_ms(attempt: int, headers: dict[str, str], rng: random.Random) -> tup
     without one there is nothing deterministic to measure against), each used only
     within 0..MAX_RETRY_AFTER_MS; otherwise exponential backoff with seeded jitter.
     """
-    ms = _number(header(headers, "retry-after-ms"))
+    ms = _number(_header(headers, "retry-after-ms"))
     if ms is not None and 0 <= ms <= MAX_RETRY_AFTER_MS:
         return int(ms), "retry-after-ms"
-    after = header(headers, "retry-after")
+    after = _header(headers, "retry-after")
     seconds = _number(after)
     if seconds is not None:
         if 0 <= seconds * 1000 <= MAX_RETRY_AFTER_MS:
             return int(seconds * 1000), "retry-after"
     elif after is not None:
-        retry_at, now = _http_date(after), _http_date(header(headers, "date"))
+        retry_at, now = _http_date(after), _http_date(_header(headers, "date"))
         if retry_at is not None and now is not None and 0 <= (retry_at - now) * 1000 <= MAX_RETRY_AFTER_MS:
             return (retry_at - now) * 1000, "retry-after date"
     base = min(INITIAL_BACKOFF_MS * 2 ** (attempt - 1), MAX_BACKOFF_MS)
     return int(base * (1 - 0.25 * rng.random())), "exponential backoff"
 
 
-def header(headers: Any, name: str) -> str | None:
+def _header(headers: Any, name: str) -> str | None:
     """A header's value as text, whatever a recorded exchange put there; None when absent or not a scalar."""
     if not isinstance(headers, dict):
         return None

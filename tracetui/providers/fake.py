@@ -18,12 +18,16 @@ from tracetui.providers.fake_model import model_respond
 
 HTML_ERROR = ("<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head>"
               "<body><h1>502 Bad Gateway</h1><hr><center>nginx</center></body></html>")
-VENDOR_BODY = {"id": "msg_01", "type": "message", "role": "assistant", "model": "other-model",
-               "content": [{"type": "text", "text": "Hello from a different API."}], "stop_reason": "end_turn"}
+#: another vendor's answer, as JSON: every run parses its own copy, so no run can change another's
+VENDOR_BODY = orjson.dumps({"id": "msg_01", "type": "message", "role": "assistant", "model": "other-model",
+                            "content": [{"type": "text", "text": "Hello from a different API."}],
+                            "stop_reason": "end_turn"})
 FAULTS = ("429", "5xx", "timeout", "html", "vendor")
 STREAM_FAULTS = {"stream_cut", "stream_no_completion", "stream_bad_json"}
 #: how many distinct requests the provider remembers its replies to (0: answer every request afresh)
 REPLY_CACHE_SIZE = 1024
+#: a request whose input is larger than this is answered afresh: the cache stays under about 64 MiB
+REPLY_CACHE_MAX_REQUEST = 1 << 16
 #: (scenario, responses so far, call ids issued so far, JSON of [output limit, input]) -> reply
 _replies: dict[tuple[Any, ...], tuple[int, bytes, int]] = {}
 
@@ -78,7 +82,7 @@ class FakeProvider:
         if kind == "html":
             return Exchange(200, {"content-type": "text/html"}, HTML_ERROR, latency)
         if kind == "vendor":
-            return Exchange(200, {**rid, "content-type": "application/json"}, VENDOR_BODY, latency)
+            return Exchange(200, {**rid, "content-type": "application/json"}, orjson.loads(VENDOR_BODY), latency)
         raise ValueError(f"unknown fault {kind!r}; choose from {', '.join(FAULTS)}")
 
     def _stream_fault(self, events: list[dict[str, Any]], headers: dict[str, str], latency: int) -> Exchange:
@@ -106,10 +110,11 @@ class FakeProvider:
         key: tuple[Any, ...] | None = None
         if REPLY_CACHE_SIZE > 0:
             try:
-                key = (self.scenario, self.responses, self.issued_ids,
-                       orjson.dumps([body.get("max_output_tokens"), body.get("input")]))
+                request = orjson.dumps([body.get("max_output_tokens"), body.get("input")])
             except TypeError:  # not JSON (an edit can put anything in a run's inputs): answered, not remembered
-                pass
+                request = None
+            if request is not None and len(request) <= REPLY_CACHE_MAX_REQUEST:
+                key = (self.scenario, self.responses, self.issued_ids, request)
         cached = _replies.get(key) if key is not None else None
         if cached is not None:
             status, content, calls = cached

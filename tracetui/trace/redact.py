@@ -47,14 +47,19 @@ def _walk(value: Any) -> Any:
 
 
 def _redact_containers(line: bytes) -> bytes:
-    """Replace whole objects or lists under credential keys; ``line`` may be a line's tail (``,"k":…}``)."""
+    """Replace whole objects or lists under credential keys.
+
+    ``line`` may be a line's tail after its run id (``,"k":…}``): the keys it
+    holds, read as an object of their own (``{"k":…}``), so no placeholder key can
+    collide with a real one.
+    """
     tail = line.startswith(b",")
     try:
-        parsed = orjson.loads(b'{"_":0' + line if tail else line)
+        parsed = orjson.loads(b"{" + line[1:] if tail else line)
     except orjson.JSONDecodeError:
         return line
     out = orjson.dumps(_walk(parsed))
-    return out[len(b'{"_":0'):] if tail else out
+    return b"," + out[1:] if tail else out
 
 
 def redact_line(line: bytes) -> bytes:

@@ -4,31 +4,30 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from itertools import islice
+from itertools import groupby
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Sequence
 
 import orjson
 
-from tracetui.trace.format import PREFIX_EVENT, PREFIX_RUN, PREFIX_SUMMARY, REC_EVENT, REC_RUN, REC_SUMMARY
+from tracetui.trace.format import PREFIX_EVENT, PREFIX_RUN, PREFIX_SUMMARY
 from tracetui.trace.redact import redact_line
 
-_MEMO_MAX_ENTRIES = 1024  # with _MEMO_MAX_LINE, at most 16 MiB of memo
-_MEMO_MAX_LINE = 8192
-#: a line's opening keys, up to the run id, by ``rec``: fixed bytes with nothing to redact
-_PREFIXES = {REC_RUN: PREFIX_RUN, REC_EVENT: PREFIX_EVENT, REC_SUMMARY: PREFIX_SUMMARY}
+# Memos of redacted bytes, each bounded by entries times size (a redacted copy is at most
+# about twice its key), so together they stay within a few tens of MiB.
 #: the rest of a line after its run id -> the same bytes redacted
 _tails: dict[bytes, bytes] = {}
+_MEMO_MAX_ENTRIES = 1024
+_MEMO_MAX_LINE = 8192
 #: a run's lines without its run id -> the pieces its redacted run id joins into its redacted lines
 _runs: dict[tuple[bytes, ...], list[bytes]] = {}
-_RUNS_MAX_ENTRIES = 128  # with _MEMO_MAX_RUN, at most 8 MiB of memo
-_MEMO_MAX_RUN = 1 << 15  # a run's lines are memoised whole up to this size (a scenario run is under 8 KiB)
-_WRITE_BATCH = 256
+_RUNS_MAX_ENTRIES = 128
+_MEMO_MAX_RUN = 1 << 15  # a scenario run is under 8 KiB
 _BUFFER_BYTES = 1 << 20  # a trace is written in large blocks, not a system call per run
 
 
 def encode_records(records: Iterable[dict[str, Any]]) -> bytes:
-    """Redacted JSONL lines, one per record.
+    """Redacted JSONL lines, one per record; fastest when the records are one run's.
 
     Redaction costs one regex pass per line, the largest part of writing a trace.
     A line is three parts: its opening keys (``{"rec":"event","run_id":``, one of
@@ -42,11 +41,17 @@ def encode_records(records: Iterable[dict[str, Any]]) -> bytes:
     """
     records = records if isinstance(records, (list, tuple)) else list(records)
     run_id = records[0].get("run_id") if records else None
-    if type(run_id) is str:
-        lines = _encode_run(records, run_id)
-        if lines is not None:
-            return lines
-    return b"".join([_encode_line(record) for record in records])
+    lines = _encode_run(records, run_id) if type(run_id) is str else None
+    if lines is not None:
+        return lines
+    if len(records) > 1:  # not one run's records: each line on its own
+        return b"".join([encode_records((record,)) for record in records])
+    return b"".join([redact_line(orjson.dumps(record)) + b"\n" for record in records])
+
+
+def encode_record(record: dict[str, Any]) -> bytes:
+    """One redacted JSONL line."""
+    return encode_records((record,))
 
 
 def _encode_run(records: Sequence[dict[str, Any]], run_id: str) -> bytes | None:
@@ -64,8 +69,6 @@ def _encode_run(records: Sequence[dict[str, Any]], run_id: str) -> bytes | None:
             rest += (PREFIX_SUMMARY, raw[len(summary_head):])
         else:
             return None
-    if sum(map(len, rest)) > _MEMO_MAX_RUN:
-        return None
     key = tuple(rest)
     pieces = _runs.get(key)
     if pieces is None:
@@ -73,19 +76,9 @@ def _encode_run(records: Sequence[dict[str, Any]], run_id: str) -> bytes | None:
         for i in range(1, len(rest) - 1, 2):
             pieces.append(_redacted_tail(rest[i]) + b"\n" + rest[i + 1])
         pieces.append(_redacted_tail(rest[-1]) + b"\n")
-        _remember(_runs, key, pieces, _RUNS_MAX_ENTRIES)
+        if sum(map(len, rest)) <= _MEMO_MAX_RUN:
+            _remember(_runs, key, pieces, _RUNS_MAX_ENTRIES)
     return redact_line(ident).join(pieces)
-
-
-def _encode_line(record: dict[str, Any]) -> bytes:
-    raw = orjson.dumps(record)
-    rec, run_id = record.get("rec"), record.get("run_id")
-    prefix = _PREFIXES.get(rec) if type(rec) is str else None
-    if prefix is not None and type(run_id) is str and len(raw) <= _MEMO_MAX_LINE:
-        ident = orjson.dumps(run_id)
-        if raw.startswith(prefix) and raw.startswith(ident, len(prefix)):
-            return prefix + redact_line(ident) + _redacted_tail(raw[len(prefix) + len(ident):]) + b"\n"
-    return redact_line(raw) + b"\n"
 
 
 def _redacted_tail(tail: bytes) -> bytes:
@@ -98,30 +91,30 @@ def _redacted_tail(tail: bytes) -> bytes:
 
 
 def _remember(memo: dict[Any, Any], key: Any, value: Any, limit: int) -> Any:
+    """Keep ``value`` in a memo of at most ``limit`` entries (a full memo starts over)."""
     if len(memo) >= limit:
         memo.clear()
     memo[key] = value
     return value
 
 
-def encode_record(record: dict[str, Any]) -> bytes:
-    """One redacted JSONL line."""
-    return _encode_line(record)
-
-
-def write_runs(out: BinaryIO, runs: Iterable[Sequence[dict[str, Any]]]) -> int:
-    """Write run by run: each run's lines are encoded together as the run arrives; returns how many records."""
+def write_runs(out: BinaryIO, runs: Iterable[Iterable[dict[str, Any]]]) -> int:
+    """Write run by run: a run's lines are encoded together as the run arrives; returns how many records."""
     n = 0
     for records in runs:
+        records = records if isinstance(records, (list, tuple)) else list(records)
         out.write(encode_records(records))
         n += len(records)
     return n
 
 
 def write_records(out: BinaryIO, records: Iterable[dict[str, Any]]) -> int:
-    """Write records as they come, in batches so memory stays flat; returns how many."""
-    pending = iter(records)
-    return write_runs(out, iter(lambda: list(islice(pending, _WRITE_BATCH)), []))
+    """Write records as they come, a run (consecutive records with one run id) at a time."""
+    return write_runs(out, (list(run) for _, run in groupby(records, key=_run_id)))
+
+
+def _run_id(record: dict[str, Any]) -> Any:
+    return record.get("run_id")
 
 
 def _new_file_mode() -> int:
@@ -182,7 +175,7 @@ def write_trace(path: str | os.PathLike[str], records: Iterable[dict[str, Any]])
     return _write_file(path, lambda out: write_records(out, records))
 
 
-def write_trace_runs(path: str | os.PathLike[str], runs: Iterable[Sequence[dict[str, Any]]]) -> int:
+def write_trace_runs(path: str | os.PathLike[str], runs: Iterable[Iterable[dict[str, Any]]]) -> int:
     """Like :func:`write_trace`, run by run (see :func:`write_runs`)."""
     return _write_file(path, lambda out: write_runs(out, runs))
 
