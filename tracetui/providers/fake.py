@@ -26,8 +26,9 @@ FAULTS = ("429", "5xx", "timeout", "html", "vendor")
 STREAM_FAULTS = {"stream_cut", "stream_no_completion", "stream_bad_json"}
 #: how many distinct requests the provider remembers its replies to (0: answer every request afresh)
 REPLY_CACHE_SIZE = 1024
-#: a request whose input is larger than this is answered afresh: the cache stays under about 64 MiB
-REPLY_CACHE_MAX_REQUEST = 1 << 16
+#: a request whose input is larger than this is answered afresh, so the cache stays under about 16 MiB
+#: (a scenario's requests are a few KiB)
+REPLY_CACHE_MAX_REQUEST = 1 << 14
 #: (scenario, responses so far, call ids issued so far, JSON of [output limit, input]) -> reply
 _replies: dict[tuple[Any, ...], tuple[int, bytes, int]] = {}
 
