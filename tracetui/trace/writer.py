@@ -58,15 +58,16 @@ def _encode_run(records: Sequence[dict[str, Any]], run_id: str) -> bytes | None:
     """The lines of records that are all one run's, or None when they are not."""
     ident = orjson.dumps(run_id)
     event_head, run_head, summary_head = PREFIX_EVENT + ident, PREFIX_RUN + ident, PREFIX_SUMMARY + ident
+    event_end, run_end, summary_end = len(event_head), len(run_head), len(summary_head)
     rest: list[bytes] = []  # each line's opening keys, then the rest of it after the run id
     for record in records:
         raw = orjson.dumps(record)
         if raw.startswith(event_head):
-            rest += (PREFIX_EVENT, raw[len(event_head):])
+            rest += (PREFIX_EVENT, raw[event_end:])
         elif raw.startswith(run_head):
-            rest += (PREFIX_RUN, raw[len(run_head):])
+            rest += (PREFIX_RUN, raw[run_end:])
         elif raw.startswith(summary_head):
-            rest += (PREFIX_SUMMARY, raw[len(summary_head):])
+            rest += (PREFIX_SUMMARY, raw[summary_end:])
         else:
             return None
     key = tuple(rest)
