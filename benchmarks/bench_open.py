@@ -50,8 +50,12 @@ def _base_runs() -> list[list[tuple[bytes, bytes]]]:
     return runs
 
 
-def generate(path: Path, size_mb: int) -> dict:
-    """Write ~size_mb MiB: replicated runs; every 8th pair interleaved; every 997th has no summary."""
+def generate(path: Path, size_mb: int, distinct: bool = False) -> dict:
+    """Write ~size_mb MiB: replicated runs; every 8th pair interleaved; every 997th has no summary.
+
+    With ``distinct``, every failed run's reason is made unique, as in traces of real
+    runs whose reasons name ids and API messages: no two first failures are alike.
+    """
     import orjson
 
     base = _base_runs()
@@ -66,7 +70,8 @@ def generate(path: Path, size_mb: int) -> dict:
             for _ in range(2):
                 lines = base[k % len(base)]
                 rid = orjson.dumps(f"r{k:07d}-{k % len(base)}")
-                run = [p + rid + rest for p, rest in lines]
+                run = [p + rid + (rest.replace(b'"reason":"', b'"reason":"#%d ' % k, 1)
+                                  if distinct and p == PREFIXES[2] else rest) for p, rest in lines]
                 if k % 997 == 0:
                     run = run[:-1]
                     no_summary += 1
@@ -94,14 +99,14 @@ def generate(path: Path, size_mb: int) -> dict:
     return meta
 
 
-def trace_file(size_mb: int) -> tuple[Path, dict]:
+def trace_file(size_mb: int, distinct: bool = False) -> tuple[Path, dict]:
     OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / f"trace-{size_mb}mb.jsonl"
+    path = OUT / f"trace-{size_mb}mb{'-distinct' if distinct else ''}.jsonl"
     meta_path = path.with_suffix(".json")
     if path.exists() and meta_path.exists():
         return path, json.loads(meta_path.read_text())
     t0 = time.perf_counter()
-    meta = generate(path, size_mb)
+    meta = generate(path, size_mb, distinct)
     print(f"generated {path} in {time.perf_counter() - t0:.1f}s", flush=True)
     return path, meta
 
@@ -222,6 +227,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size-mb", type=int, default=1024, help="trace size in MiB (default 1024)")
     ap.add_argument("--repeat", type=int, default=1, help="index runs to time (best is reported)")
+    ap.add_argument("--distinct-reasons", action="store_true",
+                    help="make every failed run's reason unique (the memory worst case)")
     ap.add_argument("--child-index", help=argparse.SUPPRESS)
     ap.add_argument("--child-frame", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -230,7 +237,7 @@ def main() -> None:
     if args.child_frame:
         return child_first_frame(args.child_frame)
 
-    path, meta = trace_file(args.size_mb)
+    path, meta = trace_file(args.size_mb, args.distinct_reasons)
     mb = meta["bytes"] / MiB
     print(f"trace: {path.name}: {mb:.0f} MiB, {meta['runs']:,} runs "
           f"({meta['interleaved']:,} interleaved, {meta['no_summary']:,} without summary)")

@@ -47,6 +47,7 @@ from typing import Any, Iterator, Sequence
 
 import orjson
 
+from tracetui.trace.failure import Failure
 from tracetui.trace.format import ANSWER_READY, PREFIX_EVENT, PREFIX_RUN, PREFIX_SUMMARY
 from tracetui.trace.reader import (MAX_LINE_BYTES, Problem, RunData, TraceReadError, checked_failure, open_checked,
                                    parse_line, run_name)
@@ -62,7 +63,7 @@ MAX_PROBLEMS_PER_FILE = 10_000
 _EVENT_Q, _RUN_Q, _SUMMARY_Q = PREFIX_EVENT + b'"', PREFIX_RUN + b'"', PREFIX_SUMMARY + b'"'
 _FOLIO_MARGIN = 2 * 1024 * 1024
 #: Distinct first-failure dicts shared between entries (beyond it, each entry keeps its own).
-MAX_SHARED_FAILURES = 100_000
+MAX_SHARED_FAILURES = 4096
 _LEN_EVENT_Q, _LEN_RUN_Q, _LEN_SUMMARY_Q = len(_EVENT_Q), len(_RUN_Q), len(_SUMMARY_Q)
 _EVENT, _RUN, _SUMMARY = 1, 2, 3
 _BRACE, _CR = 0x7D, 0x0D
@@ -214,7 +215,7 @@ class IndexedSource:
         self._lazy: dict[tuple[int, int], Problem] = {}  # found by load(): (file, line) -> problem
         self._validated: set[tuple[int, int]] = set()  # (file, run) fully parsed once the file was done
         self._order = {path: n for n, path in enumerate(self.paths)}
-        self._failures: dict[tuple, dict[str, Any]] = {}  # see _shared
+        self._failures: dict[tuple, Failure | None] = {}  # see _shared
         self._scan_lock = threading.Lock()
         self._lock = threading.Lock()  # guards swapping the entry list and the load-time problems
         self.bytes_total = sum(f.size for f in files)
@@ -511,16 +512,16 @@ class IndexedSource:
         return RunEntry(run_id, f.source, f.scenario[r], f.ablation[r], status, status == ANSWER_READY, True, ff,
                         _int(get("model_calls")), _int(get("tool_calls")), _int(get("recovered")), f.nevents[r])
 
-    def _shared(self, failure: Any) -> Any:
+    def _shared(self, failure: Any) -> Failure | None:
         """The checked first failure (:func:`~tracetui.trace.reader.checked_failure`: None when
-        malformed), one dict per distinct one: 200,000 runs mostly fail in a few hundred ways."""
+        malformed), one record per distinct one: 200,000 runs mostly fail in a few hundred ways."""
         try:
             key = tuple(failure.items())
             found = self._failures.get(key, _UNSEEN)
         except (AttributeError, TypeError):  # not a dict, or unhashable values: not shared
-            return checked_failure(failure)
+            return Failure.of(checked_failure(failure))
         if found is _UNSEEN:
-            found = checked_failure(failure)
+            found = Failure.of(checked_failure(failure))
             if len(self._failures) < MAX_SHARED_FAILURES:
                 self._failures[key] = found
         return found

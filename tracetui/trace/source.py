@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol, Sequence
 
+from tracetui.trace.failure import Failure
 from tracetui.trace.reader import Problem, RunData, read_trace
 
 
@@ -23,7 +24,7 @@ class RunEntry:
     status: str  # "answer_ready", a failure code, or "incomplete"
     ready: bool
     complete: bool  # False when the run's summary line is missing
-    first_failure: dict[str, Any] | None  # {"lane", "seq", "code", "reason", "decided_at"}
+    first_failure: Failure | None  # {"lane", "seq", "code", "reason", "decided_at"}, compact
     model_calls: int
     tool_calls: int
     recovered: int
@@ -52,7 +53,7 @@ def entry_from_run(data: RunData, source: int = 0) -> RunEntry:
     return RunEntry(
         run_id=data.run_id, source=source, scenario=_name(inputs.get("scenario")),
         ablation=_name(inputs.get("ablation")), status=str(verdict["status"]), ready=verdict["ready"],
-        complete=verdict["complete"], first_failure=verdict["first_failure"],
+        complete=verdict["complete"], first_failure=Failure.of(verdict["first_failure"]),
         model_calls=_count(metrics, "model_calls"), tool_calls=_count(metrics, "tool_calls"),
         recovered=_count(metrics, "recovered") if metrics else sum(
             1 for e in data.events if e.get("outcome") == "recovered"),
