@@ -9,6 +9,7 @@ and, when the UI exists, time to the first frame of ``tracetui.ui.app.TraceApp``
 Prints figures only; it asserts nothing about time.
 
     python benchmarks/bench_open.py --size-mb 200
+    python benchmarks/bench_open.py --distinct-reasons   # no two failures alike: the memory worst case
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ import orjson
 import pytest
 
 from tracetui.trace import index as index_mod
-from tracetui.trace.failure import Failure
+from tracetui.trace.failure import DeferredFailure, Failure
 from tracetui.trace.index import IndexedSource
 from tracetui.trace.reader import read_trace
 from tracetui.trace.source import entry_from_run
@@ -51,11 +51,23 @@ def _distinct_failures(tmp_path, n: int) -> str:
 
 
 def test_an_index_of_distinct_failures_keeps_each_reason_and_a_bounded_memo(tmp_path, monkeypatch):
+    """Beyond the shared ones, a failure's reason stays in the file until the run is shown."""
     monkeypatch.setattr(index_mod, "MAX_SHARED_FAILURES", 8)
     path = _distinct_failures(tmp_path, 40)
     source = IndexedSource([path]).scan_all()
+    deferred = [e.first_failure for e in source.runs()[8:]]
+    assert all(isinstance(f, DeferredFailure) and f._reason is None for f in deferred)
+    assert source.runs()[20].first_failure["reason"] == "permission denied: o-20 belongs to tenant shop-b"
     expected = [entry_from_run(run) for run in read_trace(path).runs.values()]
     assert list(source.runs()) == expected
     assert [e.first_failure["reason"] for e in source.runs()] == [
         f"permission denied: o-{i} belongs to tenant shop-b" for i in range(40)]
     assert len(source._failures) == 8
+
+
+def test_a_reason_that_cannot_be_read_back_says_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(index_mod, "MAX_SHARED_FAILURES", 0)
+    source = IndexedSource([_distinct_failures(tmp_path, 2)]).scan_all()
+    first = source.runs()[0].first_failure
+    source.close()
+    assert first["lane"] == "authorization" and "could not be read back" in first["reason"]

@@ -47,7 +47,7 @@ from typing import Any, Iterator, Sequence
 
 import orjson
 
-from tracetui.trace.failure import Failure
+from tracetui.trace.failure import DeferredFailure, Failure
 from tracetui.trace.format import ANSWER_READY, PREFIX_EVENT, PREFIX_RUN, PREFIX_SUMMARY
 from tracetui.trace.reader import (MAX_LINE_BYTES, Problem, RunData, TraceReadError, checked_failure, open_checked,
                                    parse_line, run_name)
@@ -150,6 +150,25 @@ class _FileIndex:
         except OSError:
             pass
 
+    def run_number(self, name: str) -> int:
+        """The run listed as ``name`` (its id, or ``id#2``…). Raises KeyError."""
+        r = self.named.get(name)
+        if r is None:
+            r = self.ids.get(_id_key(name))
+            if r is None:
+                raise KeyError(f"{name!r} is not a run of {self.path}")
+            if r < 0:
+                r = ~r
+        return r
+
+    def failure_reason(self, run_name: str) -> str:
+        """The first failure's reason in a run's summary line (its last), read back from the file."""
+        try:
+            summary = orjson.loads(self.line_bytes(self.tail[self.run_number(run_name)]))
+            return summary["first_failure"]["reason"]
+        except (OSError, ValueError, KeyError, TypeError):  # the file changed or was closed since the scan
+            return "(the reason could not be read back from the trace file)"
+
     def line_bytes(self, i: int) -> bytes:
         """Line ``i`` without its line end, read with pread, not through the map.
 
@@ -239,13 +258,7 @@ class IndexedSource:
     def load(self, entry: RunEntry) -> RunData:
         """One run's records, parsed now from its lines only, events sorted by ``seq``."""
         f = self._files[entry.source]
-        r = f.named.get(entry.run_id)
-        if r is None:
-            r = f.ids.get(_id_key(entry.run_id))
-            if r is None:
-                raise KeyError(f"{entry.run_id!r} is not a run of {f.path}")
-            if r < 0:
-                r = ~r
+        r = f.run_number(entry.run_id)
         data = self._load_run(f, r)
         if f.done and (f.source, r) not in self._validated:
             self._validated.add((f.source, r))
@@ -504,7 +517,7 @@ class IndexedSource:
         if not metrics or not isinstance(metrics, dict) or not status or not isinstance(status, str):
             return None  # recovered counted from events, or status derived: done from the parsed run
         if ff is not None:
-            ff = self._shared(ff)
+            ff = self._shared(ff, f, run_id)
             if ff is None:
                 return None  # malformed: derived from the events, as the reader does
         status = _INTERNED.get(status) or _intern(status)
@@ -512,18 +525,21 @@ class IndexedSource:
         return RunEntry(run_id, f.source, f.scenario[r], f.ablation[r], status, status == ANSWER_READY, True, ff,
                         _int(get("model_calls")), _int(get("tool_calls")), _int(get("recovered")), f.nevents[r])
 
-    def _shared(self, failure: Any) -> Failure | None:
+    def _shared(self, failure: Any, f: _FileIndex, run_name: str) -> Failure | None:
         """The checked first failure (:func:`~tracetui.trace.reader.checked_failure`: None when
-        malformed), one record per distinct one: 200,000 runs mostly fail in a few hundred ways."""
+        malformed), one record per distinct one: 200,000 runs mostly fail in a few hundred ways.
+        Beyond MAX_SHARED_FAILURES distinct ones, each keeps its reason in the file."""
         try:
             key = tuple(failure.items())
             found = self._failures.get(key, _UNSEEN)
         except (AttributeError, TypeError):  # not a dict, or unhashable values: not shared
             return Failure.of(checked_failure(failure))
         if found is _UNSEEN:
-            found = Failure.of(checked_failure(failure))
+            checked = checked_failure(failure)
             if len(self._failures) < MAX_SHARED_FAILURES:
-                self._failures[key] = found
+                found = self._failures[key] = Failure.of(checked)
+            else:
+                found = None if checked is None else DeferredFailure(checked, f, run_name)
         return found
 
     def _publish(self, f: _FileIndex, r: int, entry: RunEntry) -> None:
