@@ -1,6 +1,10 @@
 """The run list's compact first failure reads and compares like the summary's dict."""
 from __future__ import annotations
 
+import copy
+import gc
+import pickle
+
 import orjson
 import pytest
 
@@ -8,7 +12,7 @@ from tracetui.trace import index as index_mod
 from tracetui.trace.failure import DeferredFailure, Failure
 from tracetui.trace.index import IndexedSource
 from tracetui.trace.reader import read_trace
-from tracetui.trace.source import entry_from_run
+from tracetui.trace.source import entry_from_run, file_source
 from tracetui.trace.writer import encode_records
 
 SUMMARY = {"lane": "authorization", "seq": 4, "code": "permission_denied",
@@ -50,19 +54,56 @@ def _distinct_failures(tmp_path, n: int) -> str:
     return str(path)
 
 
+def _count_reads(monkeypatch) -> list[str]:
+    reads: list[str] = []
+    read_back = index_mod._FileIndex.failure_reason
+
+    def counted(self, run_name):
+        reads.append(run_name)
+        return read_back(self, run_name)
+    monkeypatch.setattr(index_mod._FileIndex, "failure_reason", counted)
+    return reads
+
+
 def test_an_index_of_distinct_failures_keeps_each_reason_and_a_bounded_memo(tmp_path, monkeypatch):
     """Beyond the shared ones, a failure's reason stays in the file until the run is shown."""
     monkeypatch.setattr(index_mod, "MAX_SHARED_FAILURES", 8)
+    reads = _count_reads(monkeypatch)
     path = _distinct_failures(tmp_path, 40)
     source = IndexedSource([path]).scan_all()
-    deferred = [e.first_failure for e in source.runs()[8:]]
-    assert all(isinstance(f, DeferredFailure) and f._reason is None for f in deferred)
+    assert all(isinstance(e.first_failure, DeferredFailure) for e in source.runs()[8:])
+    assert [e.failing_lane for e in source.runs()] == ["authorization"] * 40 and "reason" in source.runs()[20].first_failure
+    assert reads == []  # listing, filtering by lane and asking which keys there are read nothing back
     assert source.runs()[20].first_failure["reason"] == "permission denied: o-20 belongs to tenant shop-b"
+    assert source.runs()[20].first_failure["reason"] and reads == ["r20"]  # read once, then kept
     expected = [entry_from_run(run) for run in read_trace(path).runs.values()]
     assert list(source.runs()) == expected
     assert [e.first_failure["reason"] for e in source.runs()] == [
         f"permission denied: o-{i} belongs to tenant shop-b" for i in range(40)]
     assert len(source._failures) == 8
+
+
+def test_a_copy_is_a_plain_failure_and_leaves_the_source_open(tmp_path, monkeypatch):
+    monkeypatch.setattr(index_mod, "MAX_SHARED_FAILURES", 0)
+    source = IndexedSource([_distinct_failures(tmp_path, 3)]).scan_all()
+    deferred = source.runs()[1].first_failure
+    copied, pickled = copy.deepcopy(deferred), pickle.loads(pickle.dumps(deferred))
+    assert type(copied) is type(pickled) is Failure and copied == pickled == deferred
+    del copied, pickled
+    gc.collect()
+    assert source.runs()[2].first_failure["reason"].startswith("permission denied: o-2 ")
+    assert source.load(source.runs()[2]).summary["status"] == "permission_denied"
+
+
+def test_a_verdict_derived_from_events_keeps_their_values_as_they_are(tmp_path):
+    """A run without a summary takes its failure from its events, whose code may be any JSON value."""
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(b'{"rec":"run","run_id":"r1","inputs":{}}\n'
+                     b'{"rec":"event","run_id":"r1","seq":1,"lane":"http","kind":"http.attempt",'
+                     b'"outcome":"failed","code":503,"summary":"boom"}\n')
+    for source in (IndexedSource([str(path)]).scan_all(), file_source(str(path))):
+        (entry,) = source.runs()
+        assert entry.failing_lane == "http" and entry.first_failure["code"] == 503 and entry.status == "503"
 
 
 def test_a_reason_that_cannot_be_read_back_says_so(tmp_path, monkeypatch):

@@ -62,7 +62,7 @@ MAX_PROBLEMS_PER_FILE = 10_000
 
 _EVENT_Q, _RUN_Q, _SUMMARY_Q = PREFIX_EVENT + b'"', PREFIX_RUN + b'"', PREFIX_SUMMARY + b'"'
 _FOLIO_MARGIN = 2 * 1024 * 1024
-#: Distinct first-failure dicts shared between entries (beyond it, each entry keeps its own).
+#: Distinct first failures shared between entries; beyond it, each entry's reason stays in the file.
 MAX_SHARED_FAILURES = 4096
 _LEN_EVENT_Q, _LEN_RUN_Q, _LEN_SUMMARY_Q = len(_EVENT_Q), len(_RUN_Q), len(_SUMMARY_Q)
 _EVENT, _RUN, _SUMMARY = 1, 2, 3
@@ -165,9 +165,12 @@ class _FileIndex:
         """The first failure's reason in a run's summary line (its last), read back from the file."""
         try:
             summary = orjson.loads(self.line_bytes(self.tail[self.run_number(run_name)]))
-            return summary["first_failure"]["reason"]
-        except (OSError, ValueError, KeyError, TypeError):  # the file changed or was closed since the scan
-            return "(the reason could not be read back from the trace file)"
+            reason = summary["first_failure"]["reason"]
+            if summary["rec"] == "summary" and isinstance(reason, str):
+                return reason
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        return "(the reason could not be read back: the trace file changed or was closed since it was opened)"
 
     def line_bytes(self, i: int) -> bytes:
         """Line ``i`` without its line end, read with pread, not through the map.
@@ -207,7 +210,7 @@ class IndexedSource:
     already published entry must change (:meth:`load` found a bad event line or a
     repeated ``seq``), the source swaps in a *new* list object with the corrected
     entry, so ``runs() is not previous`` tells a consumer to recount. Treat entries
-    and their dicts as read-only.
+    and their first failures as read-only.
 
     Order of runs: a run ends with its summary line (a later line with its id starts
     the next run of that id, ``id#2``…) and is published then, so complete runs come

@@ -32,7 +32,7 @@ class RunEntry:
 
     @property
     def failing_lane(self) -> str | None:
-        return self.first_failure.get("lane") if self.first_failure else None
+        return self.first_failure.lane if self.first_failure is not None else None
 
 
 def _count(metrics: dict[str, Any], key: str) -> int:
