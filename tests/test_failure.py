@@ -112,3 +112,14 @@ def test_a_reason_that_cannot_be_read_back_says_so(tmp_path, monkeypatch):
     first = source.runs()[0].first_failure
     source.close()
     assert first["lane"] == "authorization" and "could not be read back" in first["reason"]
+
+
+def test_a_file_rewritten_under_the_index_never_lends_another_runs_reason(tmp_path, monkeypatch):
+    monkeypatch.setattr(index_mod, "MAX_SHARED_FAILURES", 0)
+    path = _distinct_failures(tmp_path, 2)
+    source = IndexedSource([path]).scan_all()
+    lines = open(path, "rb").read().splitlines(keepends=True)
+    swapped = lines[3:] + lines[:3]  # the same bytes, the two runs in the other order
+    with open(path, "r+b") as f:
+        f.write(b"".join(swapped))
+    assert "could not be read back" in source.runs()[0].first_failure["reason"]

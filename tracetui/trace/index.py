@@ -165,8 +165,9 @@ class _FileIndex:
         """The first failure's reason in a run's summary line (its last), read back from the file."""
         try:
             summary = orjson.loads(self.line_bytes(self.tail[self.run_number(run_name)]))
-            reason = summary["first_failure"]["reason"]
-            if summary["rec"] == "summary" and isinstance(reason, str):
+            run_id, reason = summary["run_id"], summary["first_failure"]["reason"]
+            if (summary["rec"] == "summary" and isinstance(reason, str) and isinstance(run_id, str)
+                    and (run_name == run_id or run_name.startswith(run_id + "#"))):  # still this run's line
                 return reason
         except (OSError, ValueError, KeyError, TypeError):
             pass
