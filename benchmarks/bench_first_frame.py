@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tracetui.loop.runner import records_of, run_scenario
 from tracetui.loop.scenarios import SCENARIOS
-from tracetui.trace.index import open_source
+from tracetui.ui.app import open_paths as open_source
 from tracetui.trace.writer import encode_record
 from tracetui.ui.app import TraceApp
 from tracetui.ui.widgets.run_list import RunList

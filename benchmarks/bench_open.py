@@ -192,7 +192,7 @@ def _make_app(TraceApp, path: str):
 
     params = inspect.signature(TraceApp).parameters
     if "source" in params:
-        from tracetui.trace.index import open_source
+        from tracetui.ui.app import open_paths as open_source
 
         return TraceApp(source=open_source([path]))
     if "paths" in params:

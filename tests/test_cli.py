@@ -228,7 +228,7 @@ def test_check_fails_a_trace_with_unreadable_lines_even_when_its_runs_are_ready(
     out.write_bytes(out.read_bytes() + b"{garbage\n")
     r = cli("check", out)
     assert r.exit_code == 1 and "line 11: malformed JSON" in r.output
-    assert "1 run(s), 0 failed, 0 incomplete, 1 problem line(s)" in r.output
+    assert "1 run(s): 1 ready, 0 failed, 0 incomplete; 1 problem line(s)" in r.output
 
 
 def test_check_counts_incomplete_runs_apart_from_failed_ones(cli, root, tmp_path):
@@ -237,7 +237,7 @@ def test_check_counts_incomplete_runs_apart_from_failed_ones(cli, root, tmp_path
     path = tmp_path / "cut.jsonl"
     path.write_bytes(b"\n".join(single[:3]) + b"\n")  # started, no failure yet, no summary
     r = cli("check", path)
-    assert r.exit_code == 1 and "1 run(s), 0 failed, 1 incomplete" in r.output
+    assert r.exit_code == 1 and "1 run(s): 0 ready, 0 failed, 1 incomplete" in r.output
 
 
 def test_absurdly_nested_responses_are_refused_clearly(tmp_path):

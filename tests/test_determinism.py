@@ -11,7 +11,8 @@ from tracetui.loop.inputs import build_inputs
 from tracetui.loop.runner import records_of, run_inputs, run_scenario
 from tracetui.loop.scenarios import FAULT_CHOICES, SCENARIOS
 from tracetui.providers import fake
-from tracetui.samples import recipes, regenerate
+from tracetui.cli import regenerate_samples as regenerate
+from tracetui.samples import recipes
 from tracetui.trace.writer import encode_record
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from tracetui.trace import index as index_mod
 from tracetui.trace import reader as reader_mod
-from tracetui.trace.index import IndexedSource, ScanProgress, open_source
+from tracetui.trace.index import IndexedSource, ScanProgress
 from tracetui.trace.reader import Problem, TraceReadError, read_trace
 from tracetui.trace.source import MemorySource, entry_from_run
 from tracetui.trace.writer import encode_record
@@ -464,17 +464,6 @@ def test_the_file_is_never_modified(tmp_path):
     after = os.stat(path)
     assert Path(path).read_bytes() == data
     assert (before.st_mtime_ns, before.st_size) == (after.st_mtime_ns, after.st_size)
-
-
-def test_open_source(tmp_path):
-    demo = open_source([])
-    assert isinstance(demo, MemorySource) and demo.runs()
-    path = write(tmp_path, all_lines())
-    src = open_source([path])
-    assert isinstance(src, IndexedSource) and src.label == path
-    assert src.runs() == []  # the caller scans
-    with pytest.raises(TraceReadError):
-        open_source([str(tmp_path / "missing.jsonl")])
 
 
 def test_index_module_does_not_import_textual():

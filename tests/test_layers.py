@@ -37,3 +37,55 @@ def test_importing_the_whole_core_loads_no_textual():
         "bad = [m for m in sys.modules if m == 'textual' or m.startswith('textual.')]\nprint(bad)\nassert not bad\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr + out.stdout
+
+
+# -- the import-linter contracts (pyproject.toml [tool.importlinter]) ----------------------------------
+ROOT = CORE.parent
+LAYERS = ["tracetui.cli", "tracetui.ui | tracetui.samples", "(tracetui.explain) | (tracetui.otel)",
+          "tracetui.replay", "tracetui.loop", "tracetui.providers", "tracetui.trace"]
+
+
+def _lint(root: Path) -> subprocess.CompletedProcess:
+    """Run import-linter on the package under ``root`` with the project's own contracts."""
+    code = ("import sys\nfrom importlinter.cli import lint_imports\n"
+            "sys.exit(lint_imports(config_filename='pyproject.toml', cache_dir=None, no_logo=True))\n")
+    env = {**__import__("os").environ, "PYTHONPATH": str(root)}
+    return subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def test_the_layer_contract_is_the_documented_order():
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    layers = next(c for c in config["contracts"] if c["type"] == "layers")
+    assert layers["layers"] == LAYERS
+
+
+def test_the_import_contracts_hold():
+    out = _lint(ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "2 kept, 0 broken" in out.stdout
+
+
+def test_an_upward_import_breaks_the_layer_contract(tmp_path):
+    """The contract can fail: a copy of the package where the trace layer imports the loop is refused."""
+    import shutil
+
+    shutil.copytree(CORE, tmp_path / "tracetui", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    with open(tmp_path / "tracetui" / "trace" / "format.py", "a") as fh:
+        fh.write("\nfrom tracetui.loop import runner  # noqa: E402 - an upward import, on purpose\n")
+    out = _lint(tmp_path)
+    assert out.returncode == 1
+    assert "tracetui.trace is not allowed to import tracetui.loop" in out.stdout
+
+
+def test_no_import_cycle_between_modules():
+    import grimp
+
+    graph = grimp.build_graph("tracetui", cache_dir=None)
+    modules = sorted(m for m in graph.modules if m.startswith("tracetui."))
+    cycles = [(a, b) for a in modules for b in graph.find_modules_directly_imported_by(a)
+              if b.startswith("tracetui.") and a != b and graph.chain_exists(importer=b, imported=a)]
+    assert cycles == []

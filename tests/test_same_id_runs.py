@@ -18,11 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tracetui.cli import main
-from tracetui.loop.recorder import first_failure as derived_failure
-from tracetui.loop.recorder import verdict_status
+from tracetui.trace.verdict import first_failure as derived_failure
+from tracetui.trace.verdict import status_of as verdict_status
 from tracetui.trace.format import LANES
 from tracetui.trace.index import IndexedSource
-from tracetui.trace.reader import RunData, checked_failure, read_trace, run_name
+from tracetui.trace.reader import RunData, read_trace, run_name
+from tracetui.trace.verdict import checked_failure
 from tracetui.trace.source import entry_from_run, file_source
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -323,7 +324,8 @@ def test_malformed_first_failure_in_a_run_without_failed_events(tmp_path):
     assert trace.runs["r1"].verdict()["first_failure"] is None
     assert src.runs()[0].status == "weird" and src.runs()[0].first_failure is None
     result = CliRunner().invoke(main, ["check", path])
-    assert result.exit_code == 1 and result.stdout == "✗ r1  weird\n"
+    assert result.exit_code == 1 and result.stdout == "✗ r1  weird  (no event shows where it failed)\n"
+    assert src.runs()[0].outcome == "failed"
 
 
 def test_decided_at_defaults_to_seq(tmp_path):

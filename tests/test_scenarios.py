@@ -119,7 +119,7 @@ def test_cross_tenant_returns_no_protected_field():
     auth = [e for e in result.events if e["lane"] == "authorization"][0]
     assert auth["outcome"] == "failed" and auth["data"]["returned_fields"] == []
     assert "processing" not in str(result.events)  # o-2's status never leaves the tool
-    assert "o-2 belongs to tenant shop-b, caller is shop-a" in result.summary["first_failure"]["reason"]
+    assert "o-2 belongs to tenant shop-b, user u-2; caller is tenant shop-a, user u-1: tenant and user differ" in result.summary["first_failure"]["reason"]
 
 
 def test_no_receipt_answer_is_unverified_even_though_it_is_true():
@@ -255,11 +255,15 @@ def test_html_body_is_never_repaired_or_retried():
     assert "HTML page" in result.events[0]["summary"]
 
 
-def test_a_repair_in_progress_is_not_blamed_for_an_unbacked_answer():
-    # the schema error was sent back for repair; then the window lost the user's goal
+def test_a_repair_never_made_is_the_first_failure_not_the_unbacked_answer_it_led_to():
+    # the schema error was sent back for repair; then the window lost the user's goal and the model
+    # answered instead: the call never ran because of its arguments, so the arguments decide
     result = run_scenario("invalid_args", "sliding_window")
-    assert result.status == "unverified_answer" and result.summary["first_failure"]["lane"] == "answer"
-    # whereas a tool failure the model could not fix is the cause of the unbacked answer
+    ff = result.summary["first_failure"]
+    assert result.status == "schema_error" and ff["lane"] == "arguments"
+    assert ff["reason"].endswith("never repaired: the model answered instead")
+    assert result.events[-1]["lane"] == "answer" and result.events[-1]["code"] == "unverified_answer"
+    # a tool failure the model could not fix is likewise the cause of the unbacked answer
     assert run_scenario("tool_failure").summary["first_failure"]["lane"] == "receipt"
 
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from tracetui.loop.stream import StreamAssembler, StreamProtocolError, assemble_responses_stream, responses_to_events
+from tracetui.providers.openai_responses import StreamAssembler, assemble_responses_stream, responses_to_events
+from tracetui.providers.stream import StreamProtocolError
 from tracetui.providers.fake_model import fn_call, message, response
 
 BODY = response([message("The order o-1 was delivered."), fn_call("read_order", {"order_id": "o-1"}, "call-1")])

@@ -1,6 +1,7 @@
 """The ``tracetui`` command line: generate, run, check, replay, open."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -97,7 +98,7 @@ def _load_responses(path: str) -> list[Any]:
         raise click.ClickException(f"{path}: expected a JSON list of responses, got a {type(value).__name__}")
     if not value:
         raise click.ClickException(f"{path}: the list of responses is empty")
-    from tracetui.providers.base import MAX_DEPTH, too_deep
+    from tracetui.trace.limits import MAX_DEPTH, too_deep
 
     if too_deep(value):
         raise click.ClickException(f"{path}: nests deeper than {MAX_DEPTH} levels; no API response does")
@@ -169,9 +170,13 @@ def run(responses_file, base_url, provider, model, stream, show_stream, prompt, 
             show_stream = stream and sys.stderr.isatty()
         result = _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms, max_retries,
                            max_turns, max_calls, run_id, show_stream=show_stream)
+    from tracetui.trace.safe_text import printable
+    from tracetui.trace.verdict import decide
+
     _emit([result.records], output)
-    click.echo(_verdict_line(result.summary), err=True)
-    sys.exit(0 if result.summary["ready"] else 1)
+    verdict = decide(result.summary, result.events).as_dict(result.summary["run_id"])
+    click.echo(printable(_verdict_line(verdict)), err=True)
+    sys.exit(0 if verdict["ready"] else 1)
 
 
 def _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms, max_retries, max_turns,
@@ -180,7 +185,7 @@ def _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms
     from urllib.parse import urlsplit
 
     from tracetui.providers.http_transport import KEY_ENV, HttpTransport, is_loopback
-    from tracetui.providers.live import TextEcho, http_inputs, run_http
+    from tracetui.loop.live import TextEcho, http_inputs, run_http
 
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -208,14 +213,9 @@ def _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms
 
 
 def _verdict_line(v: dict[str, Any]) -> str:
-    ff = v.get("first_failure")
-    mark = "✓" if v.get("ready") else "✗"
-    line = f"{mark} {v['run_id']}  {v['status']}"
-    if v.get("complete") is False:
-        line += "  (incomplete: no summary)"
-    if ff:
-        line += f"  {ff['lane']}@{ff['seq']}: {ff['reason']}"
-    return line
+    from tracetui.trace.verdict import verdict_line
+
+    return verdict_line(v["run_id"], v)
 
 
 @main.command()
@@ -245,15 +245,15 @@ def check(trace_file, as_json) -> None:
         click.echo(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode())
     else:
         from tracetui.trace.safe_text import printable
+        from tracetui.trace.verdict import OUTCOMES
 
         for v in verdicts:
             click.echo(printable(_verdict_line(v)))
         for p in trace.problems:
             click.echo(f"line {p.line}: {printable(p.message)}", err=True)
-        failed = sum(1 for v in verdicts if v["first_failure"] is not None)
-        incomplete = sum(1 for v in verdicts if not v["ready"] and v["first_failure"] is None)
-        click.echo(f"{len(verdicts)} run(s), {failed} failed, {incomplete} incomplete, "
-                   f"{len(trace.problems)} problem line(s)", err=True)
+        click.echo(f"{len(verdicts)} run(s): " + ", ".join(
+            f"{sum(1 for v in verdicts if v['outcome'] == outcome)} {outcome}" for outcome in OUTCOMES)
+            + f"; {len(trace.problems)} problem line(s)", err=True)
     sys.exit(0 if all(v["ready"] for v in verdicts) and not trace.problems else 1)
 
 
@@ -383,10 +383,24 @@ def schema() -> None:
 @click.argument("directory", type=click.Path(file_okay=False), default="sample_traces")
 def samples(directory) -> None:
     """Regenerate the sample traces (default: ./sample_traces) from their recipes."""
-    from tracetui.samples import regenerate
-
-    for name in regenerate(directory):
+    for name in regenerate_samples(directory):
         click.echo(f"wrote {Path(directory) / name}", err=True)
+
+
+def regenerate_samples(directory: str | os.PathLike[str], responses_dir: Path | None = None) -> list[str]:
+    """Run every sample recipe (a plain CLI invocation) into ``directory``; returns the file names written."""
+    from tracetui.samples import RESPONSES_DIR, recipes
+
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, argv in recipes(responses_dir or RESPONSES_DIR).items():
+        try:
+            main.main(args=[*argv, "-o", str(Path(directory) / name)], prog_name="tracetui", standalone_mode=False)
+        except SystemExit as exc:  # `run` exits 1 for a failed run: still a sample
+            if exc.code not in (0, 1, None):
+                raise
+        written.append(name)
+    return written
 
 
 @main.command(name="open")

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from tracetui.loop.inputs import responses_inputs
 from tracetui.loop.retry import MAX_BACKOFF_MS, MAX_RETRY_AFTER_MS, backoff_ms, failure_code, is_retryable
 from tracetui.loop.runner import run_inputs, run_scenario
-from tracetui.loop.stream import StreamAssembler, assemble
+from tracetui.providers.openai_responses import StreamAssembler
+from tracetui.providers.stream import assemble
 from tracetui.providers import base
 from tracetui.providers.base import MALFORMED_EXCHANGE, Exchange, ModelTurn, ToolCall
 from tracetui.providers.registry import get_adapter
@@ -398,6 +399,8 @@ def test_from_record_is_well_typed_for_any_record(rec):
     ({"status": 7, "body": {}}, {"status": None, "error": MALFORMED_EXCHANGE}),
     ({"status": 200, "events": {"type": "x"}}, {"status": None, "error": MALFORMED_EXCHANGE}),
     ({"status": None, "error": "timeout"}, {"status": None, "error": "timeout"}),
+    ({"status": 200, "body": {}, "error": "null"}, {"status": None, "error": MALFORMED_EXCHANGE}),
+    ({"status": None, "body": {}}, {"status": None, "error": MALFORMED_EXCHANGE}),
     # a Responses body has a textual status and may carry "error": it stays a bare body
     ({"object": "response", "status": "failed", "error": {"message": "x"}, "output": []},
      {"status": 200, "error": None}),

@@ -7,7 +7,7 @@ import pytest
 from tracetui.loop.runner import run_inputs
 from tracetui.providers.cassette import CassetteTransport
 from tracetui.providers.http_transport import HttpTransport
-from tracetui.providers.live import http_inputs, run_http
+from tracetui.loop.live import http_inputs, run_http
 from tracetui.trace.writer import write_trace
 
 from scripted_server import Reply, ScriptedServer

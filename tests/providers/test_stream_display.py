@@ -17,10 +17,10 @@ from click.testing import CliRunner
 
 import tracetui.providers.http_transport as http_transport
 from tracetui.cli import main
-from tracetui.loop.stream import responses_to_events
+from tracetui.providers.openai_responses import responses_to_events
 from tracetui.providers.base import Exchange, HttpRequest
 from tracetui.providers.http_transport import FOLDERS, REDACTED, HttpTransport
-from tracetui.providers.live import TextEcho, http_inputs, run_http
+from tracetui.loop.live import TextEcho, http_inputs, run_http
 from tracetui.providers.registry import get_adapter
 from tracetui.providers.sse import to_event
 

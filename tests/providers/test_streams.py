@@ -5,7 +5,7 @@ import copy
 
 import pytest
 
-from tracetui.loop.stream import StreamProtocolError
+from tracetui.providers.stream import StreamProtocolError
 from tracetui.providers import base
 from tracetui.providers.anthropic import AnthropicStreamAssembler
 from tracetui.providers.gemini import GeminiStreamAssembler

@@ -5,7 +5,7 @@ import pytest
 
 from tracetui.loop.runner import records_of, run_scenario
 from tracetui.loop.scenarios import SCENARIOS
-from tracetui.trace.source import demo_source
+from tracetui.loop.demo import demo_source
 from tracetui.trace.writer import write_trace
 
 

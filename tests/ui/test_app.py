@@ -5,7 +5,7 @@ import orjson
 import pytest
 
 from tracetui.trace.format import LANE_TITLES, LANES
-from tracetui.trace.index import open_source
+from tracetui.ui.app import open_paths as open_source
 from tracetui.trace.reader import read_trace
 from tracetui.trace.safe_text import printable
 from tracetui.ui.app import TraceApp, run_app
@@ -387,3 +387,24 @@ async def test_two_hundred_thousand_runs_scroll_to_the_end(demo):
         await pilot.pause()
         assert [runs.entries[i].run_id for i in runs.view][:2] == ["run-100000", "run-100001"]
         assert len(runs.view) == 10  # run-100000 … run-100009 (ids are zero-padded)
+
+
+def test_open_paths_gives_the_demo_without_a_path_and_an_unscanned_index_for_files(tmp_path):
+    from tracetui.trace.index import IndexedSource
+    from tracetui.trace.reader import TraceReadError
+    from tracetui.trace.source import MemorySource
+
+    demo = open_source([])
+    assert isinstance(demo, MemorySource) and demo.runs()
+    path = write_lines(tmp_path / "t.jsonl", [encode(r) for r in _one_run_records()])
+    src = open_source([path])
+    assert isinstance(src, IndexedSource) and src.label == path
+    assert src.runs() == []  # the caller scans
+    with pytest.raises(TraceReadError):
+        open_source([str(tmp_path / "missing.jsonl")])
+
+
+def _one_run_records():
+    from tracetui.loop.runner import run_scenario
+
+    return run_scenario("single").records

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tracetui.trace.index import IndexedSource, open_source
+from tracetui.trace.index import IndexedSource
+from tracetui.ui.app import open_paths as open_source
 from tracetui.trace.reader import read_trace
 from tracetui.ui.app import TraceApp
 from tracetui.ui.screens.compare import CompareScreen

@@ -4,6 +4,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import orjson
+
 from tracetui.loop.ablations import ABLATIONS
 from tracetui.loop.scenarios import SCENARIOS
 from tracetui.loop.world import (
@@ -85,36 +87,63 @@ def responses_inputs(responses: list[Any], provider: str = "openai-responses", m
     }
 
 
-BUDGET_KEYS = ("max_turns", "max_calls", "max_retries", "repair_budget", "timeout_ms", "max_output_tokens")
+#: Every budget, with the largest value a run may ask for: beyond these a run is not a
+#: test of anything but patience (and a trace can hold 1e9 in a few bytes).
+BUDGET_LIMITS = {"max_turns": 100, "max_calls": 1000, "max_retries": 10, "repair_budget": 10,
+                 "timeout_ms": 3_600_000, "max_output_tokens": 10_000_000}
+BUDGET_KEYS = tuple(BUDGET_LIMITS)
+#: Other whole-number inputs and their largest values (transient failures as `generate` allows).
+COUNT_LIMITS = {"transient_failures": 50, "seed": 2 ** 63 - 1}
+MAX_FAULTS = 20
+#: The whole inputs, as JSON: recorded responses included, well under the reader's line limit.
+MAX_INPUTS_BYTES = 8 * 1024 * 1024
+
+
+def _whole(value: Any, limit: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= limit
 
 
 def inputs_problem(inputs: Any) -> str | None:
-    """Why these inputs cannot be run (after an edit, say), in words; None when they can."""
+    """Why these inputs cannot be run (after an edit, say), in words; None when they can.
+
+    Every path that runs recorded inputs (replay, the explorer's editor, explain)
+    asks this first, so a trace cannot make the loop run for ever or out of memory.
+    """
+    from tracetui.providers.base import exchange_problem
     from tracetui.providers.fake import FAULTS
     from tracetui.providers.registry import ADAPTERS
+    from tracetui.trace.limits import MAX_DEPTH, too_deep
 
     if not isinstance(inputs, dict):
         return "inputs must be a JSON object"
+    if too_deep(inputs):
+        return f"inputs nest deeper than {MAX_DEPTH} levels"
+    try:
+        size = len(orjson.dumps(inputs))
+    except (TypeError, orjson.JSONEncodeError) as exc:
+        return f"inputs cannot be written as JSON: {exc}"
+    if size > MAX_INPUTS_BYTES:
+        return f"inputs are {size:,} bytes as JSON, over the {MAX_INPUTS_BYTES:,}-byte limit"
     budgets = inputs.get("budgets")
     if not isinstance(budgets, dict):
         return "budgets must be an object"
-    for key in BUDGET_KEYS:
+    for key, limit in BUDGET_LIMITS.items():
         value = budgets.get(key)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            return f"budgets.{key} must be a whole number ≥ 0 (got {value!r})"
+        if not _whole(value, limit):
+            return f"budgets.{key} must be a whole number from 0 to {limit:,} (got {_shown(value)})"
     if inputs.get("ablation", "complete") not in ABLATIONS:
         return f"unknown ablation {inputs.get('ablation')!r}; choose from {', '.join(ABLATIONS)}"
     if inputs.get("provider") not in ADAPTERS:
-        return f"unknown provider {inputs.get('provider')!r}; choose from {', '.join(sorted(ADAPTERS))}"
+        return f"unknown provider {_shown(inputs.get('provider'))}; choose from {', '.join(sorted(ADAPTERS))}"
     if inputs.get("source", "scenario") == "scenario" and inputs.get("scenario") not in SCENARIOS:
-        return f"unknown scenario {inputs.get('scenario')!r}"
+        return f"unknown scenario {_shown(inputs.get('scenario'))}"
     faults = inputs.get("faults") or []
-    if not isinstance(faults, list) or any(f not in FAULTS for f in faults):
-        return f"faults must be a list of {', '.join(FAULTS)}"
-    for key in ("transient_failures", "seed"):
+    if not isinstance(faults, list) or len(faults) > MAX_FAULTS or any(f not in FAULTS for f in faults):
+        return f"faults must be a list of at most {MAX_FAULTS} of {', '.join(FAULTS)}"
+    for key, limit in COUNT_LIMITS.items():
         value = inputs.get(key, 0)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            return f"{key} must be a whole number ≥ 0"
+        if not _whole(value, limit):
+            return f"{key} must be a whole number from 0 to {limit:,} (got {_shown(value)})"
     tools = inputs.get("tools")
     if not isinstance(tools, list) or not all(
             isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("parameters"), dict)
@@ -131,8 +160,21 @@ def inputs_problem(inputs: Any) -> str | None:
         return "tool_data.failures must map 'tool:order' to a failure name"
     for key in ("instructions", "user_input", "model"):
         if not isinstance(inputs.get(key), str):
-            return f"{key} must be a string"
+            return f"{key} must be a string (got {_shown(inputs.get(key))})"
     overrides = inputs.get("response_overrides", {})
-    if not isinstance(overrides, dict) or not all(k.isdigit() and isinstance(v, dict) for k, v in overrides.items()):
+    if not isinstance(overrides, dict) or not all(k.isascii() and k.isdigit() and len(k) <= 6 for k in overrides):
         return "response_overrides must map exchange numbers to exchanges"
+    for k, exchange in overrides.items():
+        problem = exchange_problem(exchange)
+        if problem:
+            return f"/responses/{int(k)}: {problem}"
     return None
+
+
+def _shown(value: Any) -> str:
+    """A value in an error message: its JSON, cut short."""
+    try:
+        text = orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        text = type(value).__name__
+    return text if len(text) <= 40 else text[:39] + "…"

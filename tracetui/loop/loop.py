@@ -14,13 +14,14 @@ import orjson
 from tracetui import __version__
 from tracetui.loop.ablations import ABLATIONS
 from tracetui.loop.answer import verify_answer
-from tracetui.loop.recorder import Recorder, first_failure, verdict_status
+from tracetui.loop.recorder import Recorder
 from tracetui.loop.retry import backoff_ms, failure_code, is_retryable
 from tracetui.loop.tools import ToolFailure, ToolState
 from tracetui.loop.validation import REPAIRABLE, UNKNOWN_TOOL, validate_arguments
 from tracetui.providers import base
 from tracetui.providers.base import Adapter, Exchange, HttpRequest, ModelTurn, Transport
 from tracetui.trace.format import ANSWER_READY, FAILED, OK, RECOVERED, TRACE_VERSION
+from tracetui.trace.verdict import RECORDING_ENDED, first_failure, status_of
 
 GENERATION_FAILURES = {
     base.REFUSED: "refused",
@@ -33,9 +34,6 @@ GENERATION_FAILURES = {
     base.PROTOCOL_ERROR: "protocol_error",
 }
 PRODUCER = f"tracetui {__version__}"
-HEADERS_KEPT = ("retry-after", "retry-after-ms", "x-should-retry", "x-request-id", "request-id",
-                "content-type", "openai-processing-ms", "anthropic-ratelimit-requests-remaining",
-                "date")  # lets a Retry-After given as a date be measured against the server's clock
 
 
 class _Finished(Exception):
@@ -177,6 +175,8 @@ class AgentLoop:
                 exchange.status, exchange.error, headers) else "not retryable"
             if exchange.status == 200 and exchange.error:
                 why = "the stream broke before it completed; no tool ran"
+            if exchange.error == RECORDING_ENDED:
+                what, why = f"no response left in the recording ({index} played)", "the run ends here"
             message = _api_error_message(exchange.body)
             if message:
                 what += f" ({message})"
@@ -399,7 +399,7 @@ class AgentLoop:
         if failure is not None and events[-1]["lane"] == "answer" and events[-1]["outcome"] == OK:
             self.rec.recover(events)  # the answer was verified: every earlier failure was overcome
             failure = None
-        status = verdict_status(failure)
+        status = status_of(failure)
         recovered = len([e for e in events if e["outcome"] == RECOVERED])
         run = {"rec": "run", "run_id": self.run_id, "trace_version": TRACE_VERSION, "producer": PRODUCER,
                "inputs": self.inputs}
@@ -408,6 +408,8 @@ class AgentLoop:
                                "http_attempts": self.http_attempts, "tool_calls": self.tool_calls,
                                "input_units": self.input_units, "events": len(events), "recovered": recovered},
                    "first_failure": failure}
+        if events and events[-1].get("code") == RECORDING_ENDED:
+            summary["ended_by"] = "recording"  # the verdict may name an earlier failure; the run still ran out here
         return RunResult(run, events, summary)
 
 

@@ -1,14 +1,13 @@
-"""Collects a run's boundary events and derives its verdict.
+"""Collects a run's boundary events.
 
-The verdict rule (:func:`first_failure`) is shared with readers of traces whose
-summary is missing. A failure the loop overcame is re-marked ``recovered`` and
-never decides the run.
+A failure the loop overcame is re-marked ``recovered`` and never decides the run;
+the verdict itself comes from the one rule in :mod:`tracetui.trace.verdict`.
 """
 from __future__ import annotations
 
 from typing import Any, Iterable
 
-from tracetui.trace.format import ANSWER_READY, FAILED, RECOVERED
+from tracetui.trace.format import FAILED, RECOVERED
 
 
 class Recorder:
@@ -30,42 +29,3 @@ class Recorder:
         for event in events:
             if event["outcome"] == FAILED:
                 event["outcome"] = RECOVERED
-
-
-#: Failures the loop sends back for the model to repair: being handled, never an upstream cause.
-REPAIRABLE_CODES = frozenset({"invalid_json", "schema_error"})
-
-
-def first_failure(events: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The boundary that decided the run, or None when nothing failed.
-
-    The run ends at its last failed event (the *deciding* failure). Its boundary is
-    the first failing boundary, pointed at the first failed event on that lane, so
-    a retry or repair streak is reported where it began (``seq``) and where it gave
-    up (``decided_at``, ``code``, ``reason``). Failures on other lanes that the
-    loop handed back to the model were being handled, not decisive. One exception:
-    when the run ends with an answer that no receipt backs, the cause lies upstream
-    (a tool failed, so nothing could back the answer): the earliest failure the
-    model could not repair is the first failing boundary.
-    """
-    failed = [e for e in events if e.get("outcome") == FAILED]
-    if not failed:
-        return None
-    candidates = failed
-    if failed[-1].get("lane") == "answer":
-        upstream = [e for e in failed[:-1] if e.get("code") not in REPAIRABLE_CODES]
-        if upstream:
-            candidates = upstream
-            lane = upstream[0].get("lane")
-        else:
-            lane = "answer"
-    else:
-        lane = failed[-1].get("lane")
-    on_lane = [e for e in candidates if e.get("lane") == lane]
-    first, last = on_lane[0], on_lane[-1]
-    return {"lane": lane, "seq": first.get("seq"), "code": last.get("code") or "failed",
-            "reason": last.get("summary") or "", "decided_at": last.get("seq")}
-
-
-def verdict_status(failure: dict[str, Any] | None) -> str:
-    return ANSWER_READY if failure is None else failure["code"]

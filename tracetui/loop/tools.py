@@ -52,10 +52,23 @@ class ToolState:
         if order is None:
             return False, f"{order_id} is not an order the caller may see", facts
         facts["resource_tenant"] = order.get("tenant")
-        if order.get("tenant") != principal.get("tenant") or order.get("user") != principal.get("user"):
-            return False, (f"{order_id} belongs to tenant {order.get('tenant')}, "
-                           f"caller is {principal.get('tenant')}"), facts
-        return True, f"{order_id} belongs to the caller", facts
+        tenant, user = order.get("tenant"), order.get("user")
+        other_tenant, other_user = tenant != principal.get("tenant"), user != principal.get("user")
+        if not (other_tenant or other_user):
+            return True, f"{order_id} belongs to the caller", facts
+        # the reason names the check that failed, so a fix can aim at it (the model never sees this)
+        facts["resource_user"] = user
+        facts["failed_check"] = "tenant and user" if other_tenant and other_user else "tenant" if other_tenant else "user"
+        if other_tenant and other_user:
+            why = (f"{order_id} belongs to tenant {tenant}, user {user}; caller is tenant "
+                   f"{principal.get('tenant')}, user {principal.get('user')}: tenant and user differ")
+        elif other_tenant:
+            why = (f"{order_id} belongs to tenant {tenant}, caller is tenant {principal.get('tenant')} "
+                   f"(same user {user}): tenant differs")
+        else:
+            why = (f"{order_id} belongs to user {user} of tenant {tenant}, caller is user "
+                   f"{principal.get('user')}: user differs")
+        return False, why, facts
 
     def business_rule(self, name: str, args: dict[str, Any]) -> str | None:
         if name != "refund_order":

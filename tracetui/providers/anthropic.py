@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from tracetui.loop.stream import (
+from tracetui.providers.stream import (
     EventFolder, StreamProtocolError, assemble, complete_json, event_type, index_field, object_field, text_field,
 )
 from tracetui.providers.base import (

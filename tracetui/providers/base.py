@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tracetui.providers.shapes import json_type
+from tracetui.trace.format import CODE_RECORDING_ENDED
+from tracetui.trace.limits import MAX_DEPTH, too_deep
 
 
 @dataclass(slots=True)
@@ -35,7 +37,7 @@ class Exchange:
     headers: dict[str, str] = field(default_factory=dict)
     body: Any = None
     latency_ms: int = 0
-    error: str | None = None  # "timeout", "connection", "stream_interrupted"
+    error: str | None = None  # one of EXCHANGE_ERRORS: "timeout", "connection", "stream_interrupted", …
     events: list[dict[str, Any]] | None = None  # server-sent events, when streamed
 
     def to_record(self) -> dict[str, Any]:
@@ -82,28 +84,16 @@ class Exchange:
 
 #: ``Exchange.error`` of a recorded exchange that cannot be used as one
 MALFORMED_EXCHANGE = "malformed_exchange"
-#: deepest nesting accepted in a recorded exchange, well inside what JSON output (orjson) can write back
-MAX_DEPTH = 200
-_MAX_LATENCY_MS = 2 ** 53
-
-
-def too_deep(value: Any) -> bool:
-    """Whether arrays and objects nest more than MAX_DEPTH levels (checked without recursion)."""
-    stack = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            children = node.values()
-        elif isinstance(node, list):
-            children = node
-        else:
-            continue
-        if depth > MAX_DEPTH:
-            return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
-
-
+#: ``Exchange.error`` of the attempt a recorded run makes once its recording has no response left
+CASSETTE_EXHAUSTED = CODE_RECORDING_ENDED
+#: What went wrong with an attempt that has no (whole) response, in words a trace records
+EXCHANGE_ERRORS: dict[str, str] = {
+    "timeout": "no response before the timeout",
+    "connection": "the connection failed or closed early",
+    "stream_interrupted": "the event stream broke off",
+    CASSETTE_EXHAUSTED: "the recording had no response left",
+    MALFORMED_EXCHANGE: "the recorded exchange could not be used",
+}
 def _looks_recorded(rec: Any) -> bool:
     """A recorded exchange rather than a bare body: a non-text ``status`` next to a body, events or error.
 
@@ -124,9 +114,38 @@ def _record_problem(rec: dict[str, Any]) -> str | None:
         return f"status {status} is not an HTTP status code"
     if error is not None and not isinstance(error, str):
         return f"error is a JSON {json_type(error)}, not a string or null"
+    if error and error not in EXCHANGE_ERRORS:  # "" is no error, as null is
+        return f"error {brief_text(error)} is not one of {', '.join(EXCHANGE_ERRORS)} (or null)"
+    if status is None and not error:
+        return "an attempt without a status needs an error (timeout or connection)"
     if events is not None and not isinstance(events, list):
         return f"events is a JSON {json_type(events)}, not a list"
     return None
+
+
+def exchange_problem(rec: Any) -> str | None:
+    """Why a recorded exchange (as an edit leaves it) cannot be played, in words; None when it can.
+
+    The same checks :meth:`Exchange.from_record` makes, for an exchange that must be
+    a whole record (an edited one), not a bare response body.
+    """
+    if not isinstance(rec, dict):
+        return f"an exchange is an object with status, headers and body, not a JSON {json_type(rec)}"
+    if "status" not in rec:
+        return "an exchange needs a status (an HTTP status code, or null with an error)"
+    if too_deep(rec):
+        return f"the exchange nests deeper than {MAX_DEPTH} levels"
+    headers = rec.get("headers")
+    if headers is not None and not isinstance(headers, dict):
+        return f"headers is a JSON {json_type(headers)}, not an object"
+    latency = rec.get("latency_ms")
+    if latency is not None and (isinstance(latency, bool) or not isinstance(latency, int) or latency < 0):
+        return "latency_ms must be a whole number ≥ 0"
+    return _record_problem(rec)
+
+
+def brief_text(value: str, limit: int = 40) -> str:
+    return repr(value if len(value) <= limit else value[:limit - 1] + "…")
 
 
 def _clean_headers(raw: Any) -> dict[str, str]:
@@ -156,6 +175,9 @@ def _clean_latency(raw: Any) -> int:
     if isinstance(raw, int) and 0 <= raw <= _MAX_LATENCY_MS:
         return raw
     return 0
+
+
+_MAX_LATENCY_MS = 2 ** 53
 
 
 class Transport(Protocol):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracetui.providers.base import Exchange, HttpRequest
+from tracetui.providers.base import CASSETTE_EXHAUSTED, Exchange, HttpRequest
 
 
 class CassetteTransport:
@@ -14,7 +14,7 @@ class CassetteTransport:
     def send(self, request: HttpRequest) -> Exchange:
         if self.position >= len(self.exchanges):
             self.position += 1
-            return Exchange(None, {}, None, 0, error="cassette_exhausted")
+            return Exchange(None, {}, None, 0, error=CASSETTE_EXHAUSTED)
         exchange = self.exchanges[self.position]
         self.position += 1
         return exchange

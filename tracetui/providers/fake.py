@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from tracetui.loop.stream import responses_to_events
+from tracetui.providers.openai_responses import responses_to_events
 from tracetui.providers.base import Exchange, HttpRequest
 from tracetui.providers.fake_model import model_respond
 

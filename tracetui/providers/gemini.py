@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from tracetui.loop.stream import (
+from tracetui.providers.stream import (
     EventFolder, StreamProtocolError, assemble, list_field, object_field, stream_error,
 )
 from tracetui.providers.base import (

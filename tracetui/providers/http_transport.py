@@ -26,19 +26,21 @@ from urllib.parse import urlsplit
 import httpx
 import orjson
 
-from tracetui.loop.loop import HEADERS_KEPT
-from tracetui.loop.stream import EventFolder, StreamAssembler
 from tracetui.providers.anthropic import API_VERSION, AnthropicStreamAssembler
 from tracetui.providers.base import Exchange, HttpRequest
 from tracetui.providers.gemini import GeminiStreamAssembler
 from tracetui.providers.openai_chat import ChatStreamAssembler
+from tracetui.providers.openai_responses import StreamAssembler
+from tracetui.providers.stream import EventFolder
 from tracetui.providers.sse import SSEParser
 
 KEY_ENV = {"openai-responses": "OPENAI_API_KEY", "openai-chat": "OPENAI_API_KEY",
            "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
-#: response headers worth a trace: retry advice, request ids, rate-limit state; never cookies or auth
-KEPT = (*HEADERS_KEPT, "x-ratelimit-remaining-requests", "x-ratelimit-remaining-tokens",
-        "x-ratelimit-reset-requests", "anthropic-ratelimit-tokens-remaining")
+#: response headers worth a trace: retry advice, request ids, rate-limit state; never cookies or auth.
+#: ``date`` lets a Retry-After given as a date be measured against the server's own clock.
+KEPT = ("retry-after", "retry-after-ms", "x-should-retry", "x-request-id", "request-id", "content-type",
+        "openai-processing-ms", "anthropic-ratelimit-requests-remaining", "date", "x-ratelimit-remaining-requests",
+        "x-ratelimit-remaining-tokens", "x-ratelimit-reset-requests", "anthropic-ratelimit-tokens-remaining")
 REDACTED = "<redacted>"
 MIN_SECRET_CHARS = 12
 #: each API's stream folder: the same rules the adapters assemble with decide what text may be shown

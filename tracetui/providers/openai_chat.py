@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracetui.loop.stream import (
+from tracetui.providers.stream import (
     EventFolder, StreamProtocolError, assemble, complete_json, list_field, object_field,
 )
 from tracetui.providers.base import (

@@ -6,6 +6,7 @@ recognisably a Responses body is ``unsupported``, never repaired.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from tracetui.providers.base import (
@@ -13,6 +14,11 @@ from tracetui.providers.base import (
     ModelTurn, ToolCall,
 )
 from tracetui.providers.shapes import brief, json_type, plain, text_or_none
+from tracetui.providers.stream import (
+    EventFolder, StreamProtocolError, assemble, complete_json, event_type, index_field, object_field, text_field,
+)
+
+TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
 
 
 class OpenAIResponsesAdapter:
@@ -106,7 +112,6 @@ class OpenAIResponsesAdapter:
         return ModelTurn(EMPTY, items=items, status=status, item_types=types, detail="completed with no text and no tool call")
 
     def assemble_stream(self, events):
-        from tracetui.loop.stream import assemble_responses_stream
         return assemble_responses_stream(events)
 
 
@@ -155,3 +160,95 @@ def _not_responses(body: Any) -> str:
             return "body looks like a Gemini response, not a Responses API object"
         return f"body has object {brief(body.get('object'))}, not 'response'"
     return f"body is a JSON {type(body).__name__}, not an object"
+
+
+@dataclass
+class StreamAssembler(EventFolder):
+    """Feed it Responses-API stream events one at a time."""
+
+    text: str = ""
+    items: dict[int, dict[str, Any]] = field(default_factory=dict)
+    args: dict[int, str] = field(default_factory=dict)
+    final: dict[str, Any] | None = None
+    shown: list[str] = field(default_factory=list)  # text deltas, in arrival order
+
+    final_event = "a completion event"
+
+    @property
+    def ended(self) -> bool:  # type: ignore[override]
+        return self.final is not None
+
+    def take(self, event: dict[str, Any]) -> str | None:
+        kind = event_type(event)
+        if kind in TERMINAL:
+            response = event.get("response")
+            if not isinstance(response, dict):
+                raise StreamProtocolError(f"{kind} carries no response object")
+            self.final = response
+            return None
+        if kind == "response.output_text.delta":
+            return self.show(text_field(event, "delta", kind))
+        if kind not in ("response.output_item.added", "response.function_call_arguments.delta",
+                        "response.function_call_arguments.done", "response.output_item.done"):
+            return None
+        idx = index_field(event, "output_index", kind, default=0)
+        if kind == "response.output_item.added":
+            self.items[idx] = dict(object_field(event, "item", kind))
+            if self.items[idx].get("type") == "function_call":
+                self.args[idx] = ""
+        elif kind == "response.function_call_arguments.delta":
+            if idx not in self.args:
+                raise StreamProtocolError(f"arguments delta for unknown output item {idx}")
+            self.args[idx] += text_field(event, "delta", kind)
+        elif kind == "response.function_call_arguments.done":
+            # checked when the stream ends: a response cut by its token limit is "incomplete", not broken
+            if "arguments" in event:
+                self.args[idx] = text_field(event, "arguments", kind)
+            else:
+                self.args.setdefault(idx, "")
+        else:  # response.output_item.done
+            item = dict(object_field(event, "item", kind) or self.items.get(idx) or {})
+            if item.get("type") == "function_call" and item.get("status") != "incomplete":
+                complete_json(item.get("arguments", self.args.get(idx, "")), f"output item {idx}")
+            self.items[idx] = item
+        return None
+
+    def result(self) -> dict[str, Any]:
+        assert self.final is not None
+        if self.final.get("status") != "incomplete":  # an incomplete response runs no tool anyway
+            for idx, item in self.items.items():
+                if item.get("type") == "function_call":
+                    complete_json(self.args.get(idx, item.get("arguments", "")), f"output item {idx}")
+        return self.final
+
+
+def assemble_responses_stream(events: list[dict[str, Any]]) -> tuple[Any, str | None]:
+    return assemble(StreamAssembler(), events)
+
+
+def responses_to_events(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """Render a complete Responses body as the event stream a server would send."""
+    events: list[dict[str, Any]] = [{"type": "response.created", "response": {"id": body.get("id"), "status": "in_progress"}}]
+    for idx, item in enumerate(body.get("output") or []):
+        if item.get("type") == "function_call":
+            events.append({"type": "response.output_item.added", "output_index": idx,
+                           "item": {**item, "arguments": ""}})
+            raw = item["arguments"]
+            half = len(raw) // 2
+            for chunk in (raw[:half], raw[half:]):
+                events.append({"type": "response.function_call_arguments.delta", "output_index": idx, "delta": chunk})
+            events.append({"type": "response.function_call_arguments.done", "output_index": idx, "arguments": raw})
+        elif item.get("type") == "message":
+            events.append({"type": "response.output_item.added", "output_index": idx,
+                           "item": {**item, "content": []}})
+            for part in item.get("content") or []:
+                text = part.get("text", "")
+                for start in range(0, len(text), 24):
+                    events.append({"type": "response.output_text.delta", "output_index": idx,
+                                   "delta": text[start:start + 24]})
+        else:
+            events.append({"type": "response.output_item.added", "output_index": idx, "item": item})
+        events.append({"type": "response.output_item.done", "output_index": idx, "item": item})
+    terminal = {"completed": "response.completed", "incomplete": "response.incomplete"}.get(body.get("status"), "response.failed")
+    events.append({"type": terminal, "response": body})
+    return events

@@ -12,7 +12,8 @@ from typing import Any
 
 import orjson
 
-from tracetui.replay.pointer import EditError, assign, format_pointer, parse_pointer, resolve
+from tracetui.replay.pointer import EditError, assign, format_pointer, list_index, parse_pointer, resolve
+from tracetui.trace.limits import MAX_DEPTH, too_deep
 from tracetui.trace.reader import RunData
 
 OVERRIDES = "response_overrides"
@@ -106,10 +107,14 @@ def parse_value(current: Any, text: str, *, exists: bool = True) -> Any:
     """Turn what the user typed into a value of the field's type, or raise :class:`EditError`.
 
     A string field takes the text as it is (so tool arguments are typed as the
-    model would write them); a JSON string literal is accepted too. Every other
-    field takes JSON of the same type; ``null`` fields and new keys take any JSON.
+    model would write them); a JSON string literal is accepted too, and ``null``
+    clears the field (type ``"null"`` for the word). Every other field takes JSON
+    of the same type; ``null`` fields and new keys take any JSON. Whether the loop
+    can run with the value is checked afterwards (:func:`~tracetui.loop.inputs.inputs_problem`).
     """
     if exists and isinstance(current, str):
+        if text == "null":
+            return None
         if text.startswith('"'):
             try:
                 value = orjson.loads(text)
@@ -121,8 +126,10 @@ def parse_value(current: Any, text: str, *, exists: bool = True) -> Any:
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
-        raise EditError(f"not valid JSON: {exc}") from None
-    if not exists or current is None:
+        raise EditError(f"not valid JSON ({_json_problem(exc)}); {_expected(current, exists)}") from None
+    if too_deep(value):
+        raise EditError(f"the value nests deeper than {MAX_DEPTH} levels")
+    if not exists or current is None or value is None:
         return value
     ok = (isinstance(value, bool) if isinstance(current, bool)
           else isinstance(value, int) and not isinstance(value, bool) if isinstance(current, int)
@@ -131,6 +138,17 @@ def parse_value(current: Any, text: str, *, exists: bool = True) -> Any:
     if not ok:
         raise EditError(f"expected {_type_name(current)}, got {_type_name(value)}")
     return value
+
+
+def _expected(current: Any, exists: bool) -> str:
+    return f"expected {_type_name(current)}" if exists and current is not None else "type any JSON value"
+
+
+def _json_problem(exc: orjson.JSONDecodeError) -> str:
+    """A parser's message in words: where it stopped reading."""
+    pos = getattr(exc, "pos", None)
+    return "it ends too early" if "end of data" in str(exc) else \
+        f"unexpected text at character {pos + 1}" if isinstance(pos, int) else "it cannot be read"
 
 
 def edited_inputs(run: RunData, path: str, value: Any) -> dict[str, Any]:
@@ -145,9 +163,9 @@ def edited_inputs(run: RunData, path: str, value: Any) -> dict[str, Any]:
             raise EditError("pick a field inside /inputs")
         assign({"inputs": inputs}, path, value)
     else:
-        if len(parts) < 2 or not parts[1].isdigit() or int(parts[1]) >= len(doc["responses"]):
-            raise EditError(f"{path}: the run has {len(doc['responses'])} exchange(s), numbered from 0")
-        k = int(parts[1])
+        k = list_index(parts[1]) if len(parts) >= 2 else None
+        if k is None or k >= len(doc["responses"]):
+            raise EditError(f"/responses/…: the run has {len(doc['responses'])} exchange(s), numbered from 0")
         exchange = copy.deepcopy(doc["responses"][k])
         if len(parts) == 2:
             if not isinstance(value, dict):

@@ -21,6 +21,13 @@ def parse_pointer(path: str) -> list[str]:
     return [p.replace("~1", "/").replace("~0", "~") for p in path[1:].split("/")]
 
 
+def list_index(part: str) -> int | None:
+    """A path segment as a list index: ASCII digits only (no ``²`` or ``٣``), at most nine of them."""
+    if part.isascii() and part.isdigit() and len(part) <= 9:
+        return int(part)
+    return None
+
+
 def format_pointer(parts: list[str | int]) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
@@ -28,13 +35,14 @@ def format_pointer(parts: list[str | int]) -> str:
 def _step(node: Any, part: str, where: str) -> Any:
     if isinstance(node, dict):
         if part not in node:
-            raise EditError(f"{where}: no field {part!r} here")
+            raise EditError(f"{where}: no field {_short(part)} here")
         return node[part]
     if isinstance(node, list):
-        if not part.isdigit() or int(part) >= len(node):
-            raise EditError(f"{where}: no item {part!r} (the list has {len(node)})")
-        return node[int(part)]
-    raise EditError(f"{where}: a {type(node).__name__} has no field {part!r}")
+        index = list_index(part)
+        if index is None or index >= len(node):
+            raise EditError(f"{where}: no item {_short(part)} (the list has {len(node)})")
+        return node[index]
+    raise EditError(f"{where}: a {type(node).__name__} has no field {_short(part)}")
 
 
 def resolve(doc: Any, path: str) -> Any:
@@ -62,8 +70,14 @@ def assign(doc: Any, path: str, value: Any) -> None:
     if isinstance(parent, dict):
         parent[last] = value
     elif isinstance(parent, list):
-        if not last.isdigit() or int(last) >= len(parent):
-            raise EditError(f"{path}: no item {last!r} (the list has {len(parent)})")
-        parent[int(last)] = value
+        index = list_index(last)
+        if index is None or index >= len(parent):
+            raise EditError(f"{_short(path)}: no item {_short(last)} (the list has {len(parent)})")
+        parent[index] = value
     else:
         raise EditError(f"{path}: a {type(parent).__name__} has no fields")
+
+
+def _short(text: str, limit: int = 40) -> str:
+    """A path or segment in a message, quoted and cut short (a path may be 5,000 digits)."""
+    return repr(text if len(text) <= limit else text[:limit - 1] + "…")

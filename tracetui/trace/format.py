@@ -32,6 +32,8 @@ REC_SUMMARY = "summary"
 RECORD_KINDS: tuple[str, ...] = (REC_RUN, REC_EVENT, REC_SUMMARY)
 
 ANSWER_READY = "answer_ready"
+#: The code of the attempt a recorded run makes once its recording has no response left.
+CODE_RECORDING_ENDED = "cassette_exhausted"
 
 #: Byte prefixes the writer guarantees; the index classifies lines with them.
 PREFIX_RUN = b'{"rec":"run","run_id":'

@@ -49,9 +49,10 @@ import orjson
 
 from tracetui.trace.failure import DeferredFailure, Failure
 from tracetui.trace.format import ANSWER_READY, PREFIX_EVENT, PREFIX_RUN, PREFIX_SUMMARY
-from tracetui.trace.reader import (MAX_LINE_BYTES, Problem, RunData, TraceReadError, checked_failure, open_checked,
+from tracetui.trace.reader import (MAX_LINE_BYTES, Problem, RunData, TraceReadError, open_checked,
                                    parse_line, run_name)
 from tracetui.trace.source import RunEntry, TraceSource, entry_from_run
+from tracetui.trace.verdict import checked_failure, outcome_of
 
 #: Chunk size of one scan step: small enough for a smooth progress bar and an early
 #: first partial run list, large enough that the per-step overhead is nil.
@@ -524,13 +525,17 @@ class IndexedSource:
             ff = self._shared(ff, f, run_id)
             if ff is None:
                 return None  # malformed: derived from the events, as the reader does
+            if status == ANSWER_READY:
+                return None  # a summary that contradicts itself: decided from the parsed run
+        elif status != ANSWER_READY:
+            return None  # a failure claimed without saying where: the events may show it
         status = _INTERNED.get(status) or _intern(status)
         get = metrics.get
-        return RunEntry(run_id, f.source, f.scenario[r], f.ablation[r], status, status == ANSWER_READY, True, ff,
-                        _int(get("model_calls")), _int(get("tool_calls")), _int(get("recovered")), f.nevents[r])
+        return RunEntry(run_id, f.source, f.scenario[r], f.ablation[r], status, outcome_of(status, ff, True), True,
+                        ff, _int(get("model_calls")), _int(get("tool_calls")), _int(get("recovered")), f.nevents[r])
 
     def _shared(self, failure: Any, f: _FileIndex, run_name: str) -> Failure | None:
-        """The checked first failure (:func:`~tracetui.trace.reader.checked_failure`: None when
+        """The checked first failure (:func:`~tracetui.trace.verdict.checked_failure`: None when
         malformed), one record per distinct one: 200,000 runs mostly fail in a few hundred ways.
         Beyond MAX_SHARED_FAILURES distinct ones, each keeps its reason in the file."""
         try:
@@ -698,16 +703,3 @@ def _intern_bytes(value: bytes) -> str:
 def _id_key(run_id: str) -> bytes:
     """A run id as its JSON bytes without quotes: what the fast path reads between the quotes."""
     return orjson.dumps(run_id)[1:-1]
-
-
-def open_source(paths: Sequence[str | os.PathLike[str]]) -> TraceSource:
-    """What ``tracetui open`` explores: the built-in demo for no path, else an (unscanned) index.
-
-    Raises :class:`TraceReadError` for a missing, unreadable or directory path, or
-    when every file is empty. The caller scans the index (:meth:`IndexedSource.scan`).
-    """
-    if not paths:
-        from tracetui.trace.source import demo_source
-
-        return demo_source()
-    return IndexedSource(list(paths))

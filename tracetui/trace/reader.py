@@ -3,7 +3,7 @@
 Tolerant by design: a malformed, truncated or non-UTF-8 line becomes a
 :class:`Problem` with its line number and every good run still loads. A run
 without a summary (its writer crashed) is kept, marked incomplete, with its
-verdict derived from its events by the same rule the loop uses. (The explorer
+verdict derived from its events by the same rule the loop uses (:mod:`tracetui.trace.verdict`). (The explorer
 opens huge files through :mod:`tracetui.trace.index` instead, which never holds
 parsed records for the whole file; it applies the same rules.)
 
@@ -22,8 +22,8 @@ from typing import Any, Callable, Iterable
 
 import orjson
 
-from tracetui.loop.recorder import first_failure, verdict_status
 from tracetui.trace.format import LANES, OUTCOMES, RECORD_KINDS
+from tracetui.trace.verdict import Verdict, decide
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 
@@ -85,47 +85,13 @@ class RunData:
     def inputs(self) -> dict[str, Any] | None:
         return self.run.get("inputs") if self.run else None
 
+    def decide(self) -> Verdict:
+        """The run's verdict, by the one rule every surface uses (:func:`tracetui.trace.verdict.decide`)."""
+        return decide(self.summary, self.events)
+
     def verdict(self) -> dict[str, Any]:
-        """Status and first failing boundary; derived from events when the summary is missing.
-
-        A summary's ``first_failure`` that is not a well-formed failure
-        (:func:`checked_failure`) and a ``status`` that is not a non-empty string are
-        derived from the events instead, by the loop's own rule.
-        """
-        if self.summary is not None:
-            failure = self.summary.get("first_failure")
-            if failure is not None:
-                failure = checked_failure(failure)
-                if failure is None:
-                    failure = first_failure(self.events)
-            status = self.summary.get("status")
-            if not isinstance(status, str) or not status:
-                status = verdict_status(failure)
-        else:
-            failure = first_failure(self.events)
-            status = verdict_status(failure) if failure else "incomplete"
-        return {"run_id": self.run_id, "status": status, "ready": status == "answer_ready",
-                "complete": self.complete, "first_failure": failure}
-
-
-def _positive_int(value: Any) -> bool:
-    return type(value) is int and value > 0
-
-
-def checked_failure(failure: Any) -> dict[str, Any] | None:
-    """A summary's ``first_failure`` when it is well formed, else None (derive it from the events).
-
-    Well formed: a dict with ``lane`` one of :data:`LANES`, ``seq`` a positive int,
-    ``code`` and ``reason`` strings, and ``decided_at`` a positive int or absent/null
-    (then it is ``seq``: a copy is returned). Other keys are kept.
-    """
-    if (type(failure) is not dict or failure.get("lane") not in LANES or not _positive_int(failure.get("seq"))
-            or not isinstance(failure.get("code"), str) or not isinstance(failure.get("reason"), str)):
-        return None
-    decided_at = failure.get("decided_at")
-    if decided_at is None:
-        return {**failure, "decided_at": failure["seq"]}
-    return failure if _positive_int(decided_at) else None
+        """The verdict as a dict (``check --json``): run id, status, outcome, ready, complete, first failure."""
+        return self.decide().as_dict(self.run_id)
 
 
 def run_name(run_id: str, nth: int, taken: Callable[[str], bool]) -> str:

@@ -4,7 +4,7 @@ The UI only ever sees :class:`RunEntry` rows (small: one per run, enough for the
 run list, filters and lane counts) and asks for one run's full records with
 :meth:`TraceSource.load` when it is selected. A source may be a file indexed in
 the background (:mod:`tracetui.trace.index`), a small file read whole, or runs
-made in memory (the built-in demo).
+made in memory (the built-in demo, :mod:`tracetui.loop.demo`).
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any, Protocol, Sequence
 
 from tracetui.trace.failure import Failure
 from tracetui.trace.reader import Problem, RunData, read_trace
+from tracetui.trace.verdict import FAILED, READY
 
 
 @dataclass(slots=True)
@@ -22,13 +23,21 @@ class RunEntry:
     scenario: str | None
     ablation: str | None
     status: str  # "answer_ready", a failure code, or "incomplete"
-    ready: bool
+    outcome: str  # "ready", "failed" or "incomplete": see tracetui.trace.verdict
     complete: bool  # False when the run's summary line is missing
     first_failure: Failure | None  # {"lane", "seq", "code", "reason", "decided_at"}, compact
     model_calls: int
     tool_calls: int
     recovered: int
     events: int
+
+    @property
+    def ready(self) -> bool:
+        return self.outcome == READY
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome == FAILED
 
     @property
     def failing_lane(self) -> str | None:
@@ -46,14 +55,14 @@ def _name(value: Any) -> str | None:
 
 def entry_from_run(data: RunData, source: int = 0) -> RunEntry:
     """The run-list row for a parsed run; tolerant of odd field types (trace content is untrusted)."""
-    verdict = data.verdict()
+    verdict = data.decide()
     inputs = data.inputs if isinstance(data.inputs, dict) else {}
     metrics = (data.summary or {}).get("metrics")
     metrics = metrics if isinstance(metrics, dict) else {}
     return RunEntry(
         run_id=data.run_id, source=source, scenario=_name(inputs.get("scenario")),
-        ablation=_name(inputs.get("ablation")), status=str(verdict["status"]), ready=verdict["ready"],
-        complete=verdict["complete"], first_failure=Failure.of(verdict["first_failure"]),
+        ablation=_name(inputs.get("ablation")), status=verdict.status, outcome=verdict.outcome,
+        complete=verdict.complete, first_failure=Failure.of(verdict.first_failure),
         model_calls=_count(metrics, "model_calls"), tool_calls=_count(metrics, "tool_calls"),
         recovered=_count(metrics, "recovered") if metrics else sum(
             1 for e in data.events if e.get("outcome") == "recovered"),
@@ -95,19 +104,6 @@ def run_data_from_records(records: list[dict[str, Any]]) -> RunData:
     for record in records:
         data.add(record)
     return data
-
-
-def demo_source() -> MemorySource:
-    """Every scenario, every ablation of ``single`` and every HTTP fault, run in memory."""
-    from tracetui.loop.ablations import ABLATIONS
-    from tracetui.loop.runner import run_scenario
-    from tracetui.loop.scenarios import FAULT_CHOICES, SCENARIOS
-
-    results = [run_scenario(name) for name in SCENARIOS]
-    results += [run_scenario("single", ablation) for ablation in ABLATIONS if ablation != "complete"]
-    results += [run_scenario("single", faults=(fault,)) for fault in FAULT_CHOICES]
-    results.append(run_scenario("single", transient_failures=3))
-    return MemorySource([run_data_from_records(r.records) for r in results], "built-in demo")
 
 
 def file_source(path: str) -> MemorySource:

@@ -9,7 +9,7 @@ from textual.binding import Binding
 
 from tracetui.trace.reader import TraceReadError
 from tracetui.trace.safe_text import printable
-from tracetui.trace.index import open_source
+from tracetui.trace.index import IndexedSource
 from tracetui.trace.source import TraceSource
 from tracetui.ui.commands import TraceCommands
 from tracetui.ui.screens.help import HelpScreen
@@ -50,8 +50,16 @@ class TraceApp(App[None]):
 
 
 def open_paths(paths: Sequence[str]) -> TraceSource:
-    """The source for ``tracetui open``: the built-in demo, or the files indexed in the background."""
-    return open_source(list(paths))
+    """The source for ``tracetui open``: the built-in demo for no path, else the files (indexed in the background).
+
+    Raises :class:`TraceReadError` for a missing, unreadable or directory path, or
+    when every file is empty.
+    """
+    if not paths:
+        from tracetui.loop.demo import demo_source
+
+        return demo_source()
+    return IndexedSource(list(paths))
 
 
 def run_app(paths: list[str]) -> None:

@@ -12,8 +12,10 @@ from typing import Any, Iterable, Sequence
 from tracetui.trace.format import FAILED, LANE_TITLES, LANES, OK, OUTCOME_ICONS, RECOVERED
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry
+from tracetui.trace.verdict import ICONS as VERDICT_ICONS, INCOMPLETE, READY
 
-STATUS_FILTERS: tuple[str, ...] = ("all", "failed", "ready", "incomplete")
+#: the status filter: everything, or one outcome of the core's verdict
+STATUS_FILTERS: tuple[str, ...] = ("all", FAILED, READY, INCOMPLETE)
 SORTS: tuple[str, ...] = ("file", "status", "lane", "id")
 LANE_SHORT = {"http": "http", "generation": "gen", "arguments": "args", "authorization": "auth",
               "receipt": "receipt", "answer": "answer"}
@@ -35,12 +37,10 @@ ICONS = OUTCOME_ICONS
 
 
 def run_icon(entry: RunEntry) -> str:
-    """✓ ready, ! ready after recovered failures, ✗ failed, … incomplete without a failure."""
-    if entry.ready:
-        return "!" if entry.recovered else "✓"
-    if entry.first_failure is None:
-        return "…"
-    return "✗"
+    """✓ ready, ! ready after recovered failures, ✗ failed, … incomplete (the core's outcome, drawn)."""
+    if entry.ready and entry.recovered:
+        return VERDICT_ICONS["recovered"]
+    return VERDICT_ICONS.get(entry.outcome, "?")
 
 
 @dataclass(frozen=True)
@@ -78,11 +78,7 @@ class RunQuery:
         return " · ".join(parts)
 
     def matches(self, entry: RunEntry) -> bool:
-        if self.status == "failed" and (entry.ready or entry.first_failure is None):
-            return False
-        if self.status == "ready" and not entry.ready:
-            return False
-        if self.status == "incomplete" and entry.complete:
+        if self.status != "all" and entry.outcome != self.status:
             return False
         if self.lane is not None and entry.failing_lane != self.lane:
             return False
@@ -188,18 +184,23 @@ def partners(events: Sequence[dict[str, Any]], event: dict[str, Any]) -> list[tu
 def headline(entry: RunEntry) -> tuple[str, str]:
     """(verdict line, reason line) for a run, worded from its RunEntry."""
     ff = entry.first_failure
+    icon = run_icon(entry)
     if ff:
         lane = str(ff.get("lane") or "?")
         where = f"{LANE_TITLES.get(lane, lane).upper()} at step {ff.get('seq')}"
         decided = ff.get("decided_at")
         if decided is not None and decided != ff.get("seq"):
             where += f" (gave up at step {decided})"
-        line = f"✗ {entry.status} — first failing boundary: {where}"
+        line = f"{icon} {entry.status} — first failing boundary: {where}"
         if not entry.complete:
             line += " · incomplete: no summary line"
         return line, str(ff.get("reason") or "")
+    if entry.failed:
+        return (f"{icon} {entry.status} — not ready, and no event shows where it failed",
+                f"the summary gives status {entry.status!r} but records no failing boundary"
+                + ("" if entry.events else "; the run has no events"))
     if not entry.complete:
-        return "… incomplete — no summary line and no failed event", f"the run stopped after {entry.events} event(s)"
+        return f"{icon} incomplete — no summary line and no failed event", f"the run stopped after {entry.events} event(s)"
     if entry.recovered:
-        return f"! {entry.status} — ready after {entry.recovered} recovered failure(s) ↺", "every failure was overcome"
-    return f"✓ {entry.status} — every boundary passed", ""
+        return f"{icon} {entry.status} — ready after {entry.recovered} recovered failure(s) ↺", "every failure was overcome"
+    return f"{icon} {entry.status} — every boundary passed", ""

@@ -36,7 +36,7 @@ def verdict_words(verdict: dict[str, Any]) -> str:
         return "answer ready"
     if ff:
         return printable(f"{ff.get('lane')} failed at step {ff.get('seq')} ({ff.get('code')})")
-    return printable(str(verdict.get("status", "?")))
+    return printable(f"{verdict.get('outcome', 'failed')}: {verdict.get('status', '?')}")
 
 
 def change_line(change: EventChange) -> Text:

@@ -73,6 +73,7 @@ class MainScreen(ReplayActions, Screen):
         self._counted = 0
         self.failed = 0
         self.events: list[dict[str, Any]] = []
+        self.shown: RunEntry | None = None  # the run the verdict, lanes and detail show
         self.scanning = False
         self._filter_timer: Timer | None = None
 
@@ -142,10 +143,13 @@ class MainScreen(ReplayActions, Screen):
         if entries is not self.entries or len(entries) < self._counted:
             self.counts, self._counted, self.failed = {}, 0, 0
         self.entries = entries
-        new = entries[self._counted:]
+        # the scan thread may append while we count: count up to a length taken once, so a run
+        # appended meanwhile is counted on the next refresh, never skipped
+        end = len(entries)
+        new = entries[self._counted:end]
         self.counts = lane_counts(new, self.counts or None)
-        self.failed += sum(1 for e in new if not e.ready and e.first_failure is not None)
-        self._counted = len(entries)
+        self.failed += sum(1 for e in new if e.failed)
+        self._counted = end
         self.apply_query()
 
     def apply_query(self) -> None:
@@ -156,8 +160,8 @@ class MainScreen(ReplayActions, Screen):
             runs.empty_message = "no run matches — x clears filters"
         view = self.query_state.apply(self.entries)
         runs.set_view(self.entries, view)
-        if not view:
-            self.on_run_list_highlighted(RunList.Highlighted(None))
+        if runs.current is not self.shown:  # the view changed under the cursor: show what it is on
+            self.show_run(runs.current)
         problems = getattr(self.source, "problem_count", None)
         problems = len(self.source.problems()) if problems is None else problems
         progress = "indexing…" if self.scanning else ""
@@ -176,7 +180,15 @@ class MainScreen(ReplayActions, Screen):
 
     # -- selection ------------------------------------------------------------------------
     def on_run_list_highlighted(self, message: RunList.Highlighted) -> None:
-        entry, error = message.entry, None
+        """Show the run under the cursor *now*: a message may be older than the last move or filter."""
+        current = self.query_one(RunList).current
+        if current is not self.shown:
+            self.show_run(current)
+
+    def show_run(self, entry: RunEntry | None) -> None:
+        """Load ``entry`` and show its verdict, lanes and title (nothing when None)."""
+        error = None
+        self.shown = entry
         self.events = []
         if entry is not None:
             try:
@@ -251,7 +263,7 @@ class MainScreen(ReplayActions, Screen):
         for step in range(1, n + 1):
             pos = (runs.cursor + direction * step) % n
             entry = self.entries[view[pos]]
-            if entry.first_failure is not None:
+            if entry.failed:
                 if pos == runs.cursor:
                     self.action_first_failure()
                 else:

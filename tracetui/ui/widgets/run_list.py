@@ -19,6 +19,7 @@ from textual.strip import Strip
 
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry
+from tracetui.trace.verdict import INCOMPLETE
 from tracetui.ui.model import LANE_ABBR, run_icon
 
 ICON_STYLES = {"✓": Style(color="green"), "!": Style(color="yellow", bold=True),
@@ -177,7 +178,8 @@ class RunList(ScrollView, can_focus=True, inherit_bindings=False):
             status = entry.status if entry.complete else f"{entry.status}*"
             right.append((fit(printable(status), 17) + " ", None))
         if show_lane:
-            lane = "ready" if entry.ready else LANE_ABBR.get(entry.failing_lane or "", "—")
+            lane = "ready" if entry.ready else "incompl." if entry.outcome == INCOMPLETE \
+                else LANE_ABBR.get(entry.failing_lane or "", "—")
             if entry.ready and entry.recovered:
                 lane = f"ready {entry.recovered}↺"
             right.append((set_cell_size(lane, 9) + " ", ICON_STYLES.get(icon)))

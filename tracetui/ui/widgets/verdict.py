@@ -22,8 +22,8 @@ class VerdictBanner(Static):
             self.update(text)
             return
         line, reason = headline(entry)
-        style = "bold red" if entry.first_failure else ("bold yellow" if entry.recovered or not entry.complete
-                                                        else "bold green")
+        style = "bold red" if entry.failed else ("bold yellow" if entry.recovered or not entry.ready
+                                                 else "bold green")
         text = Text()
         text.append(printable(line), style)
         if reason:

@@ -5,21 +5,17 @@ only once its arguments are complete JSON *and* the stream's completion event ha
 come. A stream that stops early, never completes, or closes a call with broken
 JSON is a protocol error, and no tool runs.
 
-:class:`EventFolder` holds those rules once; each API's assembler (Responses here,
-Chat Completions, Anthropic and Gemini in ``tracetui.providers``) only says which
-of its events carry text, arguments and completion.
+:class:`EventFolder` holds those rules once; each API's assembler (Responses,
+Chat Completions, Anthropic and Gemini) only says which of its events carry text,
+arguments and completion. Each folder lives with its API's adapter.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from tracetui.providers.shapes import json_type, plain
-
-TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
-
 
 class StreamProtocolError(Exception):
     pass
@@ -163,95 +159,3 @@ def index_field(obj: dict[str, Any], key: str, where: str, default: int | None =
             and not isinstance(value, bool) else f"a JSON {json_type(value)}"
         raise StreamProtocolError(f"{key} in {where} is {shown}, not an index")
     return value
-
-
-@dataclass
-class StreamAssembler(EventFolder):
-    """Feed it Responses-API stream events one at a time."""
-
-    text: str = ""
-    items: dict[int, dict[str, Any]] = field(default_factory=dict)
-    args: dict[int, str] = field(default_factory=dict)
-    final: dict[str, Any] | None = None
-    shown: list[str] = field(default_factory=list)  # text deltas, in arrival order
-
-    final_event = "a completion event"
-
-    @property
-    def ended(self) -> bool:  # type: ignore[override]
-        return self.final is not None
-
-    def take(self, event: dict[str, Any]) -> str | None:
-        kind = event_type(event)
-        if kind in TERMINAL:
-            response = event.get("response")
-            if not isinstance(response, dict):
-                raise StreamProtocolError(f"{kind} carries no response object")
-            self.final = response
-            return None
-        if kind == "response.output_text.delta":
-            return self.show(text_field(event, "delta", kind))
-        if kind not in ("response.output_item.added", "response.function_call_arguments.delta",
-                        "response.function_call_arguments.done", "response.output_item.done"):
-            return None
-        idx = index_field(event, "output_index", kind, default=0)
-        if kind == "response.output_item.added":
-            self.items[idx] = dict(object_field(event, "item", kind))
-            if self.items[idx].get("type") == "function_call":
-                self.args[idx] = ""
-        elif kind == "response.function_call_arguments.delta":
-            if idx not in self.args:
-                raise StreamProtocolError(f"arguments delta for unknown output item {idx}")
-            self.args[idx] += text_field(event, "delta", kind)
-        elif kind == "response.function_call_arguments.done":
-            # checked when the stream ends: a response cut by its token limit is "incomplete", not broken
-            if "arguments" in event:
-                self.args[idx] = text_field(event, "arguments", kind)
-            else:
-                self.args.setdefault(idx, "")
-        else:  # response.output_item.done
-            item = dict(object_field(event, "item", kind) or self.items.get(idx) or {})
-            if item.get("type") == "function_call" and item.get("status") != "incomplete":
-                complete_json(item.get("arguments", self.args.get(idx, "")), f"output item {idx}")
-            self.items[idx] = item
-        return None
-
-    def result(self) -> dict[str, Any]:
-        assert self.final is not None
-        if self.final.get("status") != "incomplete":  # an incomplete response runs no tool anyway
-            for idx, item in self.items.items():
-                if item.get("type") == "function_call":
-                    complete_json(self.args.get(idx, item.get("arguments", "")), f"output item {idx}")
-        return self.final
-
-
-def assemble_responses_stream(events: list[dict[str, Any]]) -> tuple[Any, str | None]:
-    return assemble(StreamAssembler(), events)
-
-
-def responses_to_events(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """Render a complete Responses body as the event stream a server would send."""
-    events: list[dict[str, Any]] = [{"type": "response.created", "response": {"id": body.get("id"), "status": "in_progress"}}]
-    for idx, item in enumerate(body.get("output") or []):
-        if item.get("type") == "function_call":
-            events.append({"type": "response.output_item.added", "output_index": idx,
-                           "item": {**item, "arguments": ""}})
-            raw = item["arguments"]
-            half = len(raw) // 2
-            for chunk in (raw[:half], raw[half:]):
-                events.append({"type": "response.function_call_arguments.delta", "output_index": idx, "delta": chunk})
-            events.append({"type": "response.function_call_arguments.done", "output_index": idx, "arguments": raw})
-        elif item.get("type") == "message":
-            events.append({"type": "response.output_item.added", "output_index": idx,
-                           "item": {**item, "content": []}})
-            for part in item.get("content") or []:
-                text = part.get("text", "")
-                for start in range(0, len(text), 24):
-                    events.append({"type": "response.output_text.delta", "output_index": idx,
-                                   "delta": text[start:start + 24]})
-        else:
-            events.append({"type": "response.output_item.added", "output_index": idx, "item": item})
-        events.append({"type": "response.output_item.done", "output_index": idx, "item": item})
-    terminal = {"completed": "response.completed", "incomplete": "response.incomplete"}.get(body.get("status"), "response.failed")
-    events.append({"type": terminal, "response": body})
-    return events
