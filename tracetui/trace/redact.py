@@ -238,8 +238,8 @@ def redact_events(events: list[Any], known: KnownSecret | None = None) -> list[A
     Consecutive events carry one text in pieces at the same place (``delta``,
     ``choices/0/delta/content``…); the pieces of each place are read as one text,
     and a secret found across pieces is replaced in every piece it touches (the
-    marker in the first). A secret within one piece is left to the trace writer,
-    except the known one, which is replaced everywhere.
+    marker in the first). A secret that one piece shows on its own is left to
+    the trace writer, except the known one, which is replaced everywhere.
     """
     leaves: dict[tuple[Any, ...], list[tuple[Any, Any]]] = {}
     copied = [_copy_noting_strings(event, (), leaves, known) for event in events]
@@ -278,10 +278,15 @@ def _redact_across(places: list[tuple[Any, Any]], known: KnownSecret | None) -> 
     for text in texts:
         bounds.append(bounds[-1] + len(text))
     edits: dict[int, list[tuple[int, int, str]]] = {}
+    own: dict[int, list[Span]] = {}  # each piece's own secrets, which the writer finds without help
     for start, end in _merged(spans):
         touched = [i for i in range(len(texts)) if bounds[i] < end and start < bounds[i + 1]]
-        if len(touched) < 2:
-            continue
+        if len(touched) == 1:  # within one piece, yet maybe found only with the text before it ("…_access_key = ")
+            i = touched[0]
+            if i not in own:
+                own[i] = text_spans(texts[i]) + (known.spans(texts[i]) if known is not None else [])
+            if any(s <= start - bounds[i] and end - bounds[i] <= e for s, e in own[i]):
+                continue
         for n, i in enumerate(touched):
             cut = (max(start, bounds[i]) - bounds[i], min(end, bounds[i + 1]) - bounds[i])
             edits.setdefault(i, []).append((*cut, TEXT_MARKER if n == 0 else ""))

@@ -118,7 +118,7 @@ ESCAPED_KEYED = re.compile(
 #: an object or list under a credential key (rare): replaced whole by walking the parsed line
 KEYED_CONTAINER = re.compile(rb"(?:" + CREDENTIAL_KEY + rb")\":\s*[\[{]")
 #: a replay edit of a credential field: ``{"path":"/inputs/…/api_key","value":…}``
-EDIT_OF_CREDENTIAL = re.compile(rb"\"path\":\s*\"[^\"]*/(?:" + CREDENTIAL_KEY + rb")\",\s*\"value\":")
+EDIT_OF_CREDENTIAL = re.compile(rb"\"path\":\s*\"[^\"]*/[^\"/]*(?:" + CREDENTIAL_KEY + rb")\",\s*\"value\":")
 #: a key name that is a credential's: some tail of it is one
 KEY_NAME = re.compile(rb"(?:" + CREDENTIAL_KEY + rb")$")
 #: ``\u0073``-style escapes of printable ASCII written out as text: decoded before matching
