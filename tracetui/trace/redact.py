@@ -192,17 +192,19 @@ class KnownSecret:
 
     def __init__(self, secret: str):
         raw = secret.encode()
-        variants = {secret, quote(secret, safe=""), quote_plus(secret), raw.hex(), secret.replace("/", "\\/")}
+        plain = {secret, quote(secret, safe=""), quote_plus(secret), raw.hex(), secret.replace("/", "\\/")}
+        encoded: set[str] = set()
         for shift in range(3):
-            encoded = base64.b64encode(b"\0" * shift + raw).decode()
-            whole = 4 * ((shift + len(raw)) // 3)
-            core = encoded[4 if shift else 0:whole]  # the characters that depend on the secret alone
-            forms = [core, encoded, encoded.rstrip("=")] if not shift else [core]
-            variants.update(forms)
-            variants.update(f.translate(str.maketrans("+/", "-_")) for f in forms)
-        self.variants = sorted((v for v in variants if len(v) >= self.MIN_VARIANT), key=len, reverse=True)
+            text = base64.b64encode(b"\0" * shift + raw).decode()
+            core = text[4 if shift else 0:4 * ((shift + len(raw)) // 3)]  # the characters that depend on it alone
+            encoded.update((core, core.translate(str.maketrans("+/", "-_"))))
+        encoded = {v for v in encoded if len(v) >= self.MIN_VARIANT}
+        self.variants = sorted({v for v in plain | encoded if len(v) >= self.MIN_VARIANT}, key=len, reverse=True)
         self._folded = [v.lower() for v in self.variants]
-        self._pattern = re.compile("|".join(map(re.escape, self.variants)), re.IGNORECASE)
+        # an encoded form is one part of a longer base64 text: the marker takes the whole of that text
+        forms = [f"[A-Za-z0-9+/_-]*{re.escape(v)}[A-Za-z0-9+/_=-]*" for v in sorted(encoded, key=len, reverse=True)]
+        forms += [re.escape(v) for v in sorted(plain - encoded, key=len, reverse=True) if len(v) >= self.MIN_VARIANT]
+        self._pattern = re.compile("|".join(forms), re.IGNORECASE)
 
     def spans(self, text: str) -> list[Span]:
         return [m.span() for m in self._pattern.finditer(text)]
@@ -242,31 +244,28 @@ def redact_events(events: list[Any], known: KnownSecret | None = None) -> list[A
     the trace writer, except the known one, which is replaced everywhere.
     """
     leaves: dict[tuple[Any, ...], list[tuple[Any, Any]]] = {}
-    copied = [_copy_noting_strings(event, (), leaves, known) for event in events]
+    copied = [_copy_noting_strings(event, (), leaves) for event in events]
     for places in leaves.values():
         if len(places) > 1:
             _redact_across(places, known)
-    return copied
+    return copied if known is None else known.scrub(copied)
 
 
-def _copy_noting_strings(value: Any, path: tuple[Any, ...], leaves: dict[tuple[Any, ...], list[tuple[Any, Any]]],
-                         known: KnownSecret | None) -> Any:
+def _copy_noting_strings(value: Any, path: tuple[Any, ...], leaves: dict[tuple[Any, ...], list[tuple[Any, Any]]]) -> Any:
+    """A copy of a JSON value; each string in it noted under its place (its path, list indices included)."""
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for k, v in value.items():
-            key = known.redact(k) if known is not None else k
-            out[key] = _copy_noting_strings(v, (*path, k), leaves, known)
-            if isinstance(out[key], str):
-                leaves.setdefault((*path, k), []).append((out, key))
+            out[k] = _copy_noting_strings(v, (*path, k), leaves)
+            if isinstance(out[k], str):
+                leaves.setdefault((*path, k), []).append((out, k))
         return out
     if isinstance(value, list):
-        items = [_copy_noting_strings(v, (*path, i), leaves, known) for i, v in enumerate(value)]
+        items = [_copy_noting_strings(v, (*path, i), leaves) for i, v in enumerate(value)]
         for i, item in enumerate(items):
             if isinstance(item, str):
                 leaves.setdefault((*path, i), []).append((items, i))
         return items
-    if isinstance(value, str) and known is not None:
-        return known.redact(value)
     return value
 
 
