@@ -23,8 +23,8 @@ from urllib.parse import quote, quote_plus
 
 import orjson
 
-from tracetui.trace.secret_shapes import (ASCII_ESCAPE, EDIT_OF_CREDENTIAL, ESCAPED_KEYED, KEY_NAME, KEYED,
-                                          KEYED_CONTAINER, SHAPES)
+from tracetui.trace.secret_shapes import (ALL_NEEDLES, ASCII_ESCAPE, EDIT_OF_CREDENTIAL, ESCAPED_KEYED, KEY_NAME, KEYED,
+                                          SHAPES)
 
 MARKER = b"<redacted>"
 TEXT_MARKER = MARKER.decode()
@@ -70,24 +70,29 @@ def _redact_structure(line: bytes) -> bytes:
     return b"," + out[1:] if tail else out
 
 
-def _matches(line: bytes, low: bytes) -> list[Span]:
-    """Spans of every secret in a JSON text (``low`` is ``line.lower()``), unsorted, possibly overlapping."""
+def _matches(line: bytes, low: bytes, keyed: list[re.Match[bytes]] | None = None) -> list[Span]:
+    """Spans of every secret in a JSON text (``low`` is ``line.lower()``), unsorted, possibly overlapping.
+
+    ``keyed``: the matches of ``KEYED`` in ``low``, when already found.
+    """
     spans: list[Span] = []
     if b'":' in low:
-        spans += [m.span("s") for m in KEYED.finditer(low)]
+        keyed = KEYED.finditer(low) if keyed is None else keyed
+        spans += [m.span("s") for m in keyed if m.start("s") >= 0]
         if b'\\":' in low:
             spans += [m.span("s") for m in ESCAPED_KEYED.finditer(low)]
+    present = {needle for needle in ALL_NEEDLES if needle in low}
     for shape in SHAPES:
-        if any(needle in low for needle in shape.needles):
+        if not present.isdisjoint(shape.needles):
             for m in shape.pattern.finditer(low):
                 if shape.check is None or shape.check(line[m.start():m.end()]):
                     spans.append(m.span("s") if "s" in shape.pattern.groupindex else m.span())
     return spans
 
 
-def _spans(line: bytes, low: bytes) -> list[Span]:
+def _spans(line: bytes, low: bytes, keyed: list[re.Match[bytes]] | None = None) -> list[Span]:
     """Like :func:`_matches`, also through ``\\u0073``-style escapes written out as text."""
-    spans = _matches(line, low)
+    spans = _matches(line, low, keyed)
     if b"u00" in low and ASCII_ESCAPE.search(low):
         decoded, offsets = _decode_ascii_escapes(line, low)
         spans += [(offsets[s], offsets[e]) for s, e in _matches(decoded, decoded.lower())]
@@ -129,10 +134,12 @@ def _merged(spans: Iterable[Span]) -> list[Span]:
 def redact_line(line: bytes) -> bytes:
     """A JSON line (or a part of one, see ``tracetui.trace.writer``) with every secret replaced by the marker."""
     low = line.lower()
-    if b'":' in low and (KEYED_CONTAINER.search(low) or EDIT_OF_CREDENTIAL.search(low)):
+    keyed = list(KEYED.finditer(low)) if b'":' in low else []
+    if any(m.start("c") >= 0 for m in keyed) or (b'"path":' in low and EDIT_OF_CREDENTIAL.search(low)):
         line = _redact_structure(line)
         low = line.lower()
-    spans = _merged(_spans(line, low))
+        keyed = list(KEYED.finditer(low))
+    spans = _merged(_spans(line, low, keyed))
     if not spans:
         return line
     out, last = [], 0
