@@ -27,6 +27,7 @@ from tracetui.trace.secret_shapes import (ALL_NEEDLES, ASCII_ESCAPE, EDIT_OF_CRE
                                           SHAPES)
 
 MARKER = b"<redacted>"
+_ANY_NEEDLE = re.compile(b"|".join(map(re.escape, ALL_NEEDLES)))
 TEXT_MARKER = MARKER.decode()
 Span = tuple[int, int]
 
@@ -81,6 +82,8 @@ def _matches(line: bytes, low: bytes, keyed: list[re.Match[bytes]] | None = None
         spans += [m.span("s") for m in keyed if m.start("s") >= 0]
         if b'\\":' in low:
             spans += [m.span("s") for m in ESCAPED_KEYED.finditer(low)]
+    if _ANY_NEEDLE.search(low) is None:  # most short texts (a run id, a word) hold no needle at all
+        return spans
     present = {needle for needle in ALL_NEEDLES if needle in low}
     for shape in SHAPES:
         if not present.isdisjoint(shape.needles):
