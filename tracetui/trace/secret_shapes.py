@@ -104,9 +104,9 @@ SHAPES: tuple[Shape, ...] = (
            b"private key"),
     _shape("password in a URL", rb"://[^\s/?#@:\"'\\<>]*:(?P<s>[^\s/?#@\"'\\<>]+)@", b"://"),
     _shape("credential in a query string",
-           rb"[?&;](?:api[_\-]?key|apikey|key|token|access_token|refresh_token|id_token|auth|auth_token"
+           rb"[?&;#](?:api[_\-]?key|apikey|key|token|access_token|refresh_token|id_token|auth|auth_token"
            rb"|password|passwd|pass|pwd|secret|client_secret|signature|sig|x-amz-signature"
-           rb"|x-amz-security-token|x-amz-credential|session|sessionid|sid|jwt|code)"
+           rb"|x-amz-security-token|x-amz-credential|session|sessionid|sid|jwt)"
            rb"=(?P<s>[^&#\s\"'\\<>]+)",
            b"=", ),
     _shape("Cookie or Set-Cookie header",
