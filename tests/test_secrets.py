@@ -122,12 +122,18 @@ def test_python_style_tool_arguments_are_redacted():
                                                                       "remember": True}
 
 
-@pytest.mark.parametrize("key", ["passed", "passenger", "compass", "bypass", "passes", "tokens_used", "author"])
+@pytest.mark.parametrize("key", ["passed", "passenger", "compass", "bypass", "passes", "tokens_used", "author",
+                                 "max_output_tokens"])
 def test_words_that_contain_a_credential_name_are_not_credential_keys(key):
-    assert not is_credential_key(key) or key == "tokens_used"  # "token…" keys were always credentials
-    if key != "tokens_used":
-        record = {"rec": "event", "run_id": "r", "data": {key: "value-1", "args": orjson.dumps({key: "v"}).decode()}}
-        assert encode_record(record) == orjson.dumps(record) + b"\n"
+    assert not is_credential_key(key)
+    record = {"rec": "event", "run_id": "r", "data": {key: "value-1", "args": orjson.dumps({key: "v"}).decode()}}
+    assert encode_record(record) == orjson.dumps(record) + b"\n"
+
+
+def test_an_edit_of_a_token_count_keeps_its_value():
+    edits = [{"path": "/inputs/budgets/max_output_tokens", "value": 500}, {"path": "/inputs/x/api_key", "value": 7}]
+    line = encode_record({"rec": "run", "run_id": "r", "inputs": {"edits": edits}})
+    assert orjson.loads(line)["inputs"]["edits"] == edits  # numbers are never credentials, as under any key
 
 
 @pytest.mark.parametrize("path", ["/inputs/principal/api_key", "/inputs/headers/X-Api-Key", "/inputs/db/password",

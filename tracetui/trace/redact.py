@@ -43,7 +43,8 @@ def _walk(value: Any) -> Any:
         out = {k: TEXT_MARKER if is_credential_key(k) and isinstance(v, (dict, list)) else _walk(v)
                for k, v in value.items()}
         path = value.get("path")
-        if "value" in out and isinstance(path, str) and is_credential_key(_last_segment(path)):
+        if isinstance(out.get("value"), (str, dict, list)) and isinstance(path, str) \
+                and is_credential_key(_last_segment(path)):  # as under a credential key: numbers stay
             out["value"] = TEXT_MARKER
         return out
     if isinstance(value, list):

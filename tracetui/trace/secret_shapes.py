@@ -25,9 +25,10 @@ def _words(*words: bytes) -> bytes:
     return rb"(?:" + rb"|".join(re.escape(w) + rb"(?<![a-z0-9]" + re.escape(w) + rb")" for w in words) + rb")"
 
 
-#: a JSON key that names a credential, matched as the key's tail ("x-api-key", "client_secret", "db_pass")
+#: a JSON key that names a credential, matched as the key's tail ("x-api-key", "client_secret", "db_pass");
+#: never a count of tokens ("max_output_tokens")
 CREDENTIAL_KEY = (
-    rb"(?:api[_\-]?key|authorization|cookie|password|passwd|secret|token|bearer|private[_\-]?key|passphrase)"
+    rb"(?:api[_\-]?key|authorization|cookie|password|passwd|secret|token(?!s)|bearer|private[_\-]?key|passphrase)"
     rb"[a-z0-9_\-]*"
     rb"|" + _words(b"pass") + rb"(?:[_\-][a-z0-9_\-]*)?"  # "pass", "db_pass", "pass_hash"; never "passed", "compass"
     rb"|auth"
