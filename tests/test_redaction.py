@@ -73,9 +73,13 @@ def test_container_redaction_keeps_the_run_line_intact():
 
 
 _SECRETISH = st.sampled_from(["Bearer abcdefghijklmnop", "sk-" + "x" * 20, "AKIA" + "Q" * 16, "ghp_" + "a" * 24,
-                              'api_key":"leak', 'x\\"token', "auth"])
+                              'api_key":"leak', 'x\\"token', "auth", '{"password": "p", "pass":"q"}',
+                              'password\\": \\"x', "\\", '\\"', "pass=abc&x=1", "password: y\nz",
+                              "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "https://u:pw@h/", "\\u0073k-" + "a" * 20,
+                              "-----BEGIN PRIVATE KEY-----\nabc", "Cookie: a=b", "?token=t&", "AccountKey=k;",
+                              "Bearer abc!Q7x9", '"path"', "/inputs/x/api_key"])
 _KEYS = st.sampled_from(["api_key", "password", "Authorization", "auth", "note", "text", "run_id", "rec", "seq",
-                         "_"]) | \
+                         "_", "path", "value", "pass", "edits"]) | \
     st.text(max_size=8)
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False)

@@ -229,22 +229,22 @@ def check(trace_file, as_json) -> None:
     2 when the file cannot be read at all.
     """
     from tracetui.trace.reader import read_trace
+    from tracetui.trace.safe_text import printable, printable_json
 
     try:
         trace = read_trace(trace_file)
     except TraceReadError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(printable(f"error: {exc}"), err=True)
         sys.exit(2)
     except OSError as exc:
-        click.echo(f"error: {trace_file}: {exc.strerror or exc}", err=True)
+        click.echo(printable(f"error: {trace_file}: {exc.strerror or exc}"), err=True)
         sys.exit(2)
     verdicts = [run.verdict() for run in trace.runs.values()]
     if as_json:
         payload = {"file": trace_file, "runs": verdicts,
                    "problems": [{"line": p.line, "message": p.message} for p in trace.problems]}
-        click.echo(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode())
+        click.echo(printable_json(payload))
     else:
-        from tracetui.trace.safe_text import printable
         from tracetui.trace.verdict import OUTCOMES
 
         for v in verdicts:
@@ -280,22 +280,22 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
     from tracetui.replay.pointer import EditError
     from tracetui.replay.replay import replay as rerun
     from tracetui.trace.reader import read_trace
-    from tracetui.trace.safe_text import printable
+    from tracetui.trace.safe_text import printable, printable_json
     from tracetui.trace.writer import encode_record
 
     try:
         trace = read_trace(trace_file)
     except TraceReadError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(printable(f"error: {exc}"), err=True)
         sys.exit(2)
     run = trace.runs.get(run_id)
     if run is None:
         known = ", ".join(list(trace.runs)[:12]) + (" …" if len(trace.runs) > 12 else "")
-        click.echo(f"error: no run {run_id!r} in {trace_file}; runs: {known}", err=True)
+        click.echo(printable(f"error: no run {run_id!r} in {trace_file}; runs: {known}"), err=True)
         sys.exit(2)
     if output and same_file(output, trace_file):
-        click.echo(f"error: -o {output} is the input trace; the original is never modified: "
-                   f"choose another file", err=True)
+        click.echo(printable(f"error: -o {output} is the input trace; the original is never modified: "
+                             f"choose another file"), err=True)
         sys.exit(2)
     edits = []
     try:
@@ -308,7 +308,8 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
         outcome = rerun(run, edits)
     except EditError as exc:
         message = str(exc)
-        click.echo(f"error: {message if message.startswith('cannot') else 'cannot edit: ' + message}", err=True)
+        click.echo(printable(f"error: {message if message.startswith('cannot') else 'cannot edit: ' + message}"),
+                   err=True)
         sys.exit(2)
     original = b"".join(encode_record(r) for r in (run.run, *run.events, run.summary) if r is not None)
     identical = original == b"".join(encode_record(r) for r in outcome.records)
@@ -320,7 +321,7 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
                    "changes": [{"seq": c.seq, "verdict_changed": c.verdict_changed,
                                 "before": _brief(c.before), "after": _brief(c.after)}
                                for c in outcome.changes]}
-        click.echo(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode())
+        click.echo(printable_json(payload))
     else:
         click.echo("before  " + printable(_verdict_line(outcome.before)))
         click.echo("after   " + printable(_verdict_line(outcome.after)))
@@ -333,7 +334,7 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
                 click.echo(f" {mark}{c.seq:>3}  {printable(_event_words(c.before)):<60} → "
                            f"{printable(_event_words(c.after))}")
         if output:
-            click.echo(f"wrote the re-run to {output}", err=True)
+            click.echo(printable(f"wrote the re-run to {output}"), err=True)
     sys.exit(0 if outcome.after["ready"] else 1)
 
 
@@ -347,10 +348,10 @@ def _event_words(event: dict[str, Any] | None) -> str:
     if event is None:
         return "(none)"
     from tracetui.trace.format import OUTCOME_ICONS
+    from tracetui.trace.safe_text import one_line
 
     mark = OUTCOME_ICONS.get(event.get("outcome"), "?")
-    text = f"{event.get('lane')} {mark} {event.get('summary')}"
-    return text if len(text) <= 60 else text[:59] + "…"
+    return one_line(f"{event.get('lane')} {mark} {event.get('summary')}", 60)  # redacted before it is cut
 
 
 @main.command()

@@ -6,7 +6,8 @@ and turns every network fault into a recorded outcome (``timeout``,
 an exception, so the loop classifies it like any other attempt.
 
 The API key lives only here: it is added to the outgoing headers, which no trace
-records, and scrubbed from anything the server echoes back. Waiting between
+records, and scrubbed from anything the server echoes back, in any form
+(``tracetui.trace.redact.KnownSecret``). Waiting between
 retries is the one real sleep; the loop decides how long (in logical time) and
 calls :meth:`HttpTransport.wait`, and tests inject a no-op ``sleep``.
 
@@ -33,6 +34,7 @@ from tracetui.providers.openai_chat import ChatStreamAssembler
 from tracetui.providers.openai_responses import StreamAssembler
 from tracetui.providers.stream import EventFolder
 from tracetui.providers.sse import SSEParser
+from tracetui.trace.redact import TEXT_MARKER, KnownSecret, StreamRedactor, redact_events
 
 KEY_ENV = {"openai-responses": "OPENAI_API_KEY", "openai-chat": "OPENAI_API_KEY",
            "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
@@ -41,7 +43,7 @@ KEY_ENV = {"openai-responses": "OPENAI_API_KEY", "openai-chat": "OPENAI_API_KEY"
 KEPT = ("retry-after", "retry-after-ms", "x-should-retry", "x-request-id", "request-id", "content-type",
         "openai-processing-ms", "anthropic-ratelimit-requests-remaining", "date", "x-ratelimit-remaining-requests",
         "x-ratelimit-remaining-tokens", "x-ratelimit-reset-requests", "anthropic-ratelimit-tokens-remaining")
-REDACTED = "<redacted>"
+REDACTED = TEXT_MARKER
 MIN_SECRET_CHARS = 12
 #: each API's stream folder: the same rules the adapters assemble with decide what text may be shown
 FOLDERS: dict[str, Callable[[], EventFolder]] = {
@@ -85,10 +87,10 @@ class _TextFeed:
     goes on untouched, and the loop reports the stream's problem from the events.
     """
 
-    def __init__(self, folder: EventFolder, on_text: Callable[[str], None], secret: str | None):
+    def __init__(self, folder: EventFolder, on_text: Callable[[str], None], secret: KnownSecret | None):
         self.folder: EventFolder | None = folder
         self.on_text = on_text
-        self.secret = secret
+        self.redactor = StreamRedactor(secret)  # holds back what may still turn out to be a secret
         self.count = 0  # deltas passed on
 
     def __call__(self, events: list[dict[str, Any]]) -> None:
@@ -99,13 +101,21 @@ class _TextFeed:
                 before = len(self.folder.shown)  # every delta, even several in one event (Gemini parts)
                 self.folder.feed(event)
                 for delta in self.folder.shown[before:]:
-                    if delta:
-                        if self.secret and self.secret in delta:
-                            delta = delta.replace(self.secret, REDACTED)
-                        self.on_text(delta)
-                        self.count += 1
+                    self._show(self.redactor.feed(delta))
             except Exception:  # noqa: BLE001 - the display must never change what is recorded
                 self.folder = None
+
+    def close(self) -> None:
+        """The end of the exchange: show what was held back."""
+        try:
+            self._show(self.redactor.close())
+        except Exception:  # noqa: BLE001 - as above
+            pass
+
+    def _show(self, text: str) -> None:
+        if text:
+            self.on_text(text)
+            self.count += 1
 
 
 class HttpTransport:
@@ -131,7 +141,7 @@ class HttpTransport:
         self.on_stream_end = on_stream_end
         # A placeholder key such as "EMPTY" or "ollama" (local servers) is no secret, and scrubbing
         # so short a string would corrupt the recorded bodies; real keys are far longer.
-        self._secret = api_key if api_key and len(api_key) >= MIN_SECRET_CHARS else None
+        self._secret = KnownSecret(api_key) if api_key and len(api_key) >= MIN_SECRET_CHARS else None
         self.sleep = sleep
         self.clock = clock
         # proxies from the environment are never right for a server on this machine
@@ -149,9 +159,9 @@ class HttpTransport:
     def send(self, request: HttpRequest) -> Exchange:
         feed = _TextFeed(self._new_folder(), self.on_text, self._secret) \
             if self.on_text is not None and self._new_folder is not None and request.stream else None
-        exchange = self._send(request, feed)
-        if self._secret:
-            exchange = _scrubbed(exchange, self._secret)
+        exchange = _scrubbed(self._send(request, feed), self._secret)
+        if feed is not None:
+            feed.close()
         self.exchanges.append(exchange)
         if feed is not None and feed.count and self.on_stream_end is not None:
             try:
@@ -220,18 +230,10 @@ def _decode(data: bytes) -> Any:
         return data.decode("utf-8", errors="replace")
 
 
-def _scrub(value: Any, secret: str) -> Any:
-    if isinstance(value, str):
-        return value.replace(secret, REDACTED) if secret in value else value
-    if isinstance(value, dict):  # values only: a key name is the API's, never the secret
-        return {k: _scrub(v, secret) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrub(v, secret) for v in value]
-    return value
-
-
-def _scrubbed(exchange: Exchange, secret: str) -> Exchange:
-    """A server that echoes the key back (in an error message, say) must not put it in a trace."""
-    return Exchange(exchange.status, _scrub(exchange.headers, secret), _scrub(exchange.body, secret),
-                    exchange.latency_ms, exchange.error,
-                    None if exchange.events is None else _scrub(exchange.events, secret))
+def _scrubbed(exchange: Exchange, secret: KnownSecret | None) -> Exchange:
+    """A server that echoes the key back (in any form, or split across events) must not put it in a trace."""
+    if secret is None and exchange.events is None:
+        return exchange
+    scrub = secret.scrub if secret is not None else (lambda value: value)
+    return Exchange(exchange.status, scrub(exchange.headers), scrub(exchange.body), exchange.latency_ms,
+                    exchange.error, None if exchange.events is None else redact_events(exchange.events, secret))

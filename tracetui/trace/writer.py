@@ -35,9 +35,14 @@ def encode_records(records: Iterable[dict[str, Any]]) -> bytes:
     byte for byte across runs of one scenario. So the run id is redacted once per
     run and the rest is memoised by its bytes (a whole run's at once, then line by
     line); redaction is a pure function of them. No match crosses a part's edge: a
-    match spans a quote only where a credential key ends at it and ``:`` follows;
-    here the key is ``run_id``, every quote inside the run id is escaped, and its
-    closing quote is followed by ``,`` or ``}``. Any other line is redacted whole.
+    match spans an unescaped quote only where a credential key ends at it and ``:``
+    follows (here the key is ``run_id``); every other pattern stops at an unescaped
+    quote (``tracetui.trace.secret_shapes`` keeps to that), and no lookaround tells a
+    part's start from the ``"``, ``:`` or ``,`` before it. Every quote inside the run
+    id is escaped, and its closing quote is followed by ``,`` or ``}``. Objects under
+    credential keys and edits of credential fields are replaced by parsing one part
+    (keys and values together), so they never span an edge either. Any other line is
+    redacted whole.
     """
     records = records if isinstance(records, (list, tuple)) else list(records)
     run_id = records[0].get("run_id") if records else None

@@ -58,7 +58,7 @@ def replay_or_notify(screen: Screen, replay_fn: Callable[..., ReplayOutcome], *a
     try:
         return replay_fn(*args)
     except EditError as exc:
-        screen.app.call_from_thread(screen.notify, printable(str(exc)), severity="error")
+        screen.app.call_from_thread(screen.notify, printable(str(exc)), severity="error", markup=False)
         return None
 
 
@@ -109,7 +109,7 @@ class CompareScreen(Screen[None]):
         before, after = entry_from_run(o.original), entry_from_run(o.replayed)
         self.query_one("#compare-original").border_title = "original"
         edits = ", ".join(printable(p) for p, _ in o.edits) or "no edit"
-        self.query_one("#compare-edited").border_title = one_line(f"edited: {edits}", 70)
+        self.query_one("#compare-edited").border_title = Text(one_line(f"edited: {edits}", 70))  # never markup
         self.query_one("#verdict-original", VerdictBanner).show(before)
         self.query_one("#verdict-edited", VerdictBanner).show(after)
         self.query_one("#lanes-original", SwimLanes).show_run(before, o.original.events)
@@ -154,8 +154,8 @@ class CompareScreen(Screen[None]):
         try:
             path = save_records(self.outcome.records, self.original_path, self.outcome.replayed.run_id)
         except OSError as exc:
-            self.notify(f"could not write: {printable(exc.strerror or str(exc))}", severity="error")
+            self.notify(f"could not write: {printable(exc.strerror or str(exc))}", severity="error", markup=False)
             return
         self.written = str(path)
-        self.notify(f"wrote the edited run to {printable(str(path))}")
+        self.notify(f"wrote the edited run to {printable(str(path))}", markup=False)
         self.show_outcome()

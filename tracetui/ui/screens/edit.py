@@ -22,6 +22,7 @@ from tracetui.loop.inputs import inputs_problem
 from tracetui.replay.edit import current_value, editable_paths, edited_inputs, parse_value
 from tracetui.replay.pointer import EditError
 from tracetui.trace.reader import RunData
+from tracetui.trace.redact import redact_text
 from tracetui.trace.safe_text import printable
 
 
@@ -77,7 +78,7 @@ class EditScreen(ModalScreen[tuple[str, Any] | None]):
         current.update(Text.assemble(("current ", "dim"), (f"({kind}) ", "dim"),
                                      shown if len(shown) < 400 else shown[:399] + "…"))
         if fill:
-            self.query_one("#edit-value", Input).value = value_text(value)
+            self.query_one("#edit-value", Input).value = redact_text(value_text(value))  # a secret is never shown
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "edit-path":

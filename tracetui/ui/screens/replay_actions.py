@@ -48,7 +48,7 @@ class ReplayActions:
         try:
             return entry, self.source.load(entry)  # type: ignore[attr-defined]
         except Exception as exc:  # noqa: BLE001 - shown, never a traceback
-            self.notify(f"could not load this run: {printable(str(exc))}", severity="error")  # type: ignore[attr-defined]
+            self.notify(f"could not load this run: {printable(str(exc))}", severity="error", markup=False)  # type: ignore[attr-defined]
             return None
 
     def source_path(self, entry: RunEntry) -> str | None:
@@ -67,7 +67,7 @@ class ReplayActions:
         try:
             editable_document(run)
         except EditError as exc:  # e.g. the run's first line (its inputs) is missing
-            self.notify(printable(str(exc)), severity="warning")  # type: ignore[attr-defined]
+            self.notify(printable(str(exc)), severity="warning", markup=False)  # type: ignore[attr-defined]
             return
         event = self.query_one(SwimLanes).current  # type: ignore[attr-defined]
         path = (event_path(event, run) if event else None) or "/inputs/user_input"
@@ -95,6 +95,6 @@ class ReplayActions:
         try:
             path = save_records(records, self.source_path(entry), entry.run_id)
         except OSError as exc:
-            self.notify(f"could not write: {printable(exc.strerror or str(exc))}", severity="error")  # type: ignore[attr-defined]
+            self.notify(f"could not write: {printable(exc.strerror or str(exc))}", severity="error", markup=False)  # type: ignore[attr-defined]
             return
-        self.notify(f"wrote run {printable(entry.run_id)} to {printable(str(path))}")  # type: ignore[attr-defined]
+        self.notify(f"wrote run {printable(entry.run_id)} to {printable(str(path))}", markup=False)  # type: ignore[attr-defined]

@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from tracetui.trace.redact import redact_value
 from tracetui.trace.safe_text import printable
 from tracetui.ui.model import cell_icon, partners
 
@@ -20,6 +21,10 @@ _json = JSONHighlighter()
 
 def dumps(value: Any, indent: bool) -> str:
     """JSON for display, safe for the terminal and capped so a huge record stays responsive."""
+    try:
+        value = redact_value(value)  # as the file would hold it, before it is cut
+    except TypeError:
+        pass
     try:
         raw = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0, default=repr).decode()
     except TypeError:

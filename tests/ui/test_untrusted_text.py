@@ -1,0 +1,175 @@
+"""Trace text and file names in the explorer are only ever literal, and never show a secret.
+
+Run ids, reasons and paths come from the file (or its name): a ``[/]`` in them must
+not be read as markup (it crashed notifications with ``MarkupError``), a
+``[@click=…]`` must not become an action link, and whatever the trace writer
+would redact must not be shown either.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import orjson
+import pytest
+
+import tracetui.ui
+from tracetui.loop.runner import run_scenario
+from tracetui.ui.app import open_paths as open_source
+from tracetui.trace.writer import write_trace
+from tracetui.ui.app import TraceApp
+from tracetui.ui.widgets.detail import DetailPane
+from tracetui.ui.widgets.run_list import RunList
+from tracetui.ui.widgets.swimlanes import SwimLanes
+from tracetui.ui.widgets.verdict import VerdictBanner
+
+from secret_corpus import instances, pieces
+from ui_helpers import screen_strips, screen_text
+
+SIZE = (160, 45)
+
+
+async def select_run(pilot, run_id: str) -> None:
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    runs = pilot.app.screen.query_one(RunList)
+    assert runs.select_index(next(i for i, e in enumerate(runs.entries) if e.run_id == run_id))
+    await pilot.pause()
+
+
+def notifications(app) -> list:
+    return list(app._notifications)
+
+
+def single_run(run_id: str) -> list[dict]:
+    return [{**record, "run_id": run_id} for record in run_scenario("single").records]
+
+
+async def test_writing_a_run_whose_id_is_markup_does_not_crash(tmp_path):
+    path = tmp_path / "t.jsonl"
+    write_trace(path, single_run("[/]"))
+    app = TraceApp(open_source([str(path)]))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await select_run(pilot, "[/]")
+        await pilot.press("w")
+        await pilot.pause()
+        assert app.is_running
+        wrote = [n for n in notifications(app) if n.message.startswith("wrote run")]
+    assert wrote and wrote[0].message.startswith("wrote run [/] to ") and not wrote[0].markup
+
+
+async def test_editing_a_run_without_its_run_line_whose_id_is_markup_does_not_crash(tmp_path):
+    path = tmp_path / "zero.jsonl"
+    path.write_bytes(b'{"rec":"summary","run_id":"[/]","status":"answer_ready","ready":true,'
+                     b'"metrics":{"model_calls":0},"first_failure":null}\n')
+    app = TraceApp(open_source([str(path)]))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await select_run(pilot, "[/]")
+        await pilot.press("e")
+        await pilot.pause()
+        assert app.is_running
+        said = [n for n in notifications(app) if "no recorded inputs" in n.message]
+    assert said and "run [/] has" in said[0].message and not said[0].markup
+
+
+async def test_a_trace_under_a_directory_named_like_markup_can_be_written_from(tmp_path):
+    folder = tmp_path / "[" / "]"
+    folder.mkdir(parents=True)
+    path = folder / "t.jsonl"
+    write_trace(path, single_run("single"))
+    app = TraceApp(open_source([str(path)]))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await select_run(pilot, "single")
+        await pilot.press("w")
+        await pilot.pause()
+        assert app.is_running
+        wrote = [n for n in notifications(app) if n.message.startswith("wrote run")]
+    assert wrote and "/[/]/t.single.edited.jsonl" in wrote[0].message
+    assert (folder / "t.single.edited.jsonl").exists()
+
+
+async def test_a_file_name_with_an_action_link_stays_text(tmp_path):
+    path = tmp_path / "[@click=app.quit]x.jsonl"
+    write_trace(path, single_run("single"))
+    app = TraceApp(open_source([str(path)]))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:  # toasts shown, as for a user
+        await select_run(pilot, "single")
+        await pilot.press("w")
+        await pilot.pause()
+        assert app.is_running
+        wrote = [n for n in notifications(app) if n.message.startswith("wrote run")]
+        assert wrote and "[@click=app.quit]x.single.edited.jsonl" in wrote[0].message and not wrote[0].markup
+        await pilot.pause()
+        assert "/[@click=app.quit]x.single.edited.jsonl" in screen_text(app)  # the toast shows the name as it is
+        for strip in screen_strips(app):
+            for segment in strip:
+                assert "app.quit" not in str((segment.style.meta if segment.style else {}).get("@click")), segment
+    assert (tmp_path / "[@click=app.quit]x.single.edited.jsonl").exists()
+
+
+def _notify_calls() -> list[tuple[str, int, ast.Call]]:
+    calls = []
+    for source in Path(tracetui.ui.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name == "notify":
+                calls.append((source.name, node.lineno, node))
+            elif name == "call_from_thread" and node.args and isinstance(node.args[0], ast.Attribute) \
+                    and node.args[0].attr == "notify":
+                calls.append((source.name, node.lineno, ast.Call(func=node.args[0], args=node.args[1:],
+                                                                   keywords=node.keywords)))
+    return calls
+
+
+def test_every_notification_of_trace_text_is_literal():
+    """A notify() whose message is not a fixed string passes markup=False (the default parses markup)."""
+    calls = _notify_calls()
+    assert len(calls) >= 8  # the scan sees the explorer's notifications
+    for where, line, call in calls:
+        message = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "message"), None)
+        fixed = isinstance(message, ast.Constant) and isinstance(message.value, str) and "[" not in message.value
+        literal = any(k.arg == "markup" and isinstance(k.value, ast.Constant) and k.value.value is False
+                      for k in call.keywords)
+        assert fixed or literal, f"{where}:{line}: notify() of variable text without markup=False"
+
+
+# -- secrets ------------------------------------------------------------------------------------------------
+
+def _secret_trace(tmp_path) -> tuple[str, list[tuple[str, str, str]]]:
+    corpus = instances()
+    lines = []
+    for i, (_, text, _) in enumerate(corpus):
+        run_id = f"run-{i} {text}"
+        lines += [
+            {"rec": "event", "run_id": run_id, "seq": 1, "lane": "http", "kind": "http.response",
+             "outcome": "failed", "code": text if i % 2 else "auth_error", "turn": 1, "call_id": f"c {text}",
+             "summary": f"HTTP 401: {text}", "data": {"response": {"status": 401, "body": {"error": {"message": text}}},
+                                                     "arguments": orjson.dumps({"q": text}).decode()}},
+            {"rec": "summary", "run_id": run_id, "status": "auth_error", "ready": False,
+             "first_failure": {"lane": "http", "seq": 1, "code": "auth_error", "reason": f"server said {text}"}},
+        ]
+    path = tmp_path / "secrets.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))  # as another tool might write it
+    return str(path), corpus
+
+
+@pytest.mark.parametrize("part", [0, 1])
+async def test_the_explorer_never_shows_a_secret_the_file_would_redact(tmp_path, part):
+    path, corpus = _secret_trace(tmp_path)
+    app = TraceApp(open_source([path]))
+    half = len(corpus) // 2
+    chosen = list(enumerate(corpus))[half * part: half * (part + 1) if not part else None]
+    async with app.run_test(size=SIZE) as pilot:
+        for i, (name, text, secret) in chosen:
+            await select_run(pilot, f"run-{i} {text}")
+            screen = app.screen
+            shown = [screen_text(app), screen.query_one(DetailPane).text.plain, screen.query_one(VerdictBanner).plain,
+                     screen.query_one(SwimLanes).render_line(1).text, str(screen.query_one(DetailPane).border_title)]
+            for text_shown in shown:
+                left = [p for p in pieces(secret) if p in text_shown or orjson.dumps(p).decode()[1:-1] in text_shown]
+                assert not left, (name, text_shown)
+            assert "<redacted>" in shown[1]

@@ -1,0 +1,136 @@
+"""What a secret looks like: credential key names and token shapes, as regexes on lowercased JSON text.
+
+Every pattern runs on the *lowercased* bytes of a JSON line (same offsets as the
+original), so letters are written in lower case here; shapes whose case matters
+(an AWS key id is upper case) say so with a check on the original bytes. A
+pattern's group ``s``, when it has one, is the part to replace; otherwise the
+whole match is.
+
+Two rules keep the trace writer's memo sound (see ``tracetui.trace.writer``):
+no pattern consumes an unescaped ``"`` except where a credential key ends at it
+and ``:`` follows, and no lookaround tells the start of a string from a ``"``,
+``:`` or ``,`` before it. Values are therefore bounded by JSON's own quoting:
+a token ends at a quote, a backslash (an escape such as ``\\n``), white space or
+a separator, and the marker replaces the whole of it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+def _words(*words: bytes) -> bytes:
+    """Any of ``words`` not preceded by a letter or digit (the check comes after the word: a pattern that
+    starts with a literal is searched for far faster than one that starts with a lookbehind)."""
+    return rb"(?:" + rb"|".join(re.escape(w) + rb"(?<![a-z0-9]" + re.escape(w) + rb")" for w in words) + rb")"
+
+
+#: a JSON key that names a credential, matched as the key's tail ("x-api-key", "client_secret", "db_pass");
+#: never a count of tokens ("max_output_tokens")
+CREDENTIAL_KEY = (
+    rb"(?:api[_\-]?key|authorization|cookie|password|passwd|secret|token(?!s)|bearer|private[_\-]?key|passphrase)"
+    rb"[a-z0-9_\-]*"
+    rb"|" + _words(b"pass") + rb"(?:[_\-][a-z0-9_\-]*)?"  # "pass", "db_pass", "pass_hash"; never "passed", "compass"
+    rb"|auth"
+)
+#: the same names in free text ("password=", "password: x", "AWS_SECRET_ACCESS_KEY=…"), as whole words
+FREE_KEY = _words(
+    b"password", b"passwd", b"passphrase", b"pass", b"pwd", b"secret", b"token", b"clientsecret", b"secretkey",
+    b"secret_key", b"secret-key", b"apikey", b"api_key", b"api-key", b"accesskey", b"access_key", b"access-key",
+    b"privatekey", b"private_key", b"private-key", b"accesstoken", b"refreshtoken", b"authtoken",
+) + rb"(?![a-z0-9])"
+#: what a token is made of: anything up to white space, a quote, a backslash (a JSON escape) or a separator
+_TOKEN = rb"[^\s\"'`\\<>,;()\[\]{}|]"
+#: the rest of a token once its shape was recognised, so the marker replaces all of it (a final "." is prose)
+TAIL = rb"(?:" + _TOKEN + rb"*" + rb"[^\s\"'`\\<>,;()\[\]{}|.])?"
+#: a value after "=" or ":" in free text: a quoted string inside JSON text (\"…\"), a quoted one, or a token
+_FREE_VALUE = (rb"(?P<s>(?:\\\\)*\\\"(?:[^\"\\]|\\+[^\"\\])*(?:(?:\\\\)*\\\")?|'[^'\\\n]*'|"
+               rb"[^\s\"'`\\<>,;()\[\]{}|&]+)")  # a bare value ends at "&" too (the next query parameter)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One kind of secret: a regex and the literal texts (any one) a line must hold for it to be tried."""
+
+    name: str
+    pattern: re.Pattern[bytes]
+    needles: tuple[bytes, ...]
+    #: a further check on the original (not lowercased) bytes of the match, for shapes whose case matters
+    check: Callable[[bytes], bool] | None = None
+
+
+def _random_looking(token: bytes) -> bool:
+    """A token rather than a word: it holds a digit or a symbol, or upper case past its first letter."""
+    word = token.split(None, 1)[-1]
+    return any(c in b"0123456789._~+/=-" for c in word) or any(65 <= c <= 90 for c in word[1:])
+
+
+def _upper_key_id(token: bytes) -> bool:
+    """AWS key ids are upper case and digits (``AKIA…``), never prose like "asiapacific…"."""
+    return token[:20].upper() == token[:20]
+
+
+def _shape(name: str, pattern: bytes, *needles: bytes, check: Callable[[bytes], bool] | None = None) -> Shape:
+    return Shape(name, re.compile(pattern), needles, check)
+
+
+SHAPES: tuple[Shape, ...] = (
+    _shape("bearer or basic credentials", b"" + _words(b"bearer", b"basic") + rb"\s+[a-z0-9._~+/=\-]{8,}" + TAIL,
+           b"bearer", b"basic", check=_random_looking),
+    _shape("OpenAI or Anthropic key", rb"sk-(?<![a-z0-9_]sk-)[a-z0-9_\-]{16,}" + TAIL, b"sk-"),
+    _shape("Stripe secret or restricted key",
+           rb"[sr]k_(?:live|test)_(?<![a-z0-9][sr]k_live_)(?<![a-z0-9][sr]k_test_)[a-z0-9]{10,}" + TAIL,
+           b"k_live_", b"k_test_"),
+    _shape("Google API key", _words(b"aiza") + rb"[0-9a-z_\-]{30,}" + TAIL, b"aiza"),
+    _shape("AWS access key id", _words(b"akia", b"asia") + rb"[0-9a-z]{16}" + TAIL, b"akia", b"asia",
+           check=_upper_key_id),
+    _shape("GitHub token",
+           rb"(?:gh[pousr]_(?<![a-z0-9]gh[pousr]_)[a-z0-9]{20,}|github_pat_(?<![a-z0-9]github_pat_)[a-z0-9_]{20,})"
+           + TAIL,
+           b"gh", b"github_pat_"),
+    _shape("Slack token", rb"(?:xox[abposr]-(?<![a-z0-9]xox[abposr]-)|xapp-(?<![a-z0-9]xapp-))[a-z0-9\-]{10,}" + TAIL,
+           b"xox", b"xapp-"),
+    _shape("GitLab token", _words(b"glpat-") + rb"[a-z0-9_\-]{20,}" + TAIL, b"glpat-"),
+    _shape("Hugging Face token", _words(b"hf_") + rb"[a-z0-9]{30,}" + TAIL, b"hf_"),
+    _shape("npm token", _words(b"npm_") + rb"[a-z0-9]{30,}" + TAIL, b"npm_"),
+    _shape("SendGrid key", _words(b"sg.") + rb"[a-z0-9_\-]{16,}\.[a-z0-9_\-]{16,}" + TAIL, b"sg."),
+    _shape("Azure connection string key",
+           rb"(?:accountkey|sharedaccesskey|sharedaccesssignature|sharedsecret)\s*=\s*(?P<s>[^;\s\"'\\]+)",
+           b"accountkey", b"sharedaccess", b"sharedsecret"),
+    _shape("JSON Web Token", rb"eyj(?<![a-z0-9_\-]eyj)[a-z0-9_\-]{5,}\.eyj[a-z0-9_\-]{5,}\.?" + TAIL, b"eyj"),
+    _shape("private key block",
+           rb"-----begin (?:[a-z0-9]+ )*private key(?: block)?-----"
+           rb"(?:(?:[a-z0-9+/=:,\- \t\r\n]|\\+[nrt])*?-----end (?:[a-z0-9]+ )*private key(?: block)?-----"
+           rb"|(?:[a-z0-9+/=\s]|\\+[nrt])*)",
+           b"private key"),
+    _shape("password in a URL", rb"://[^\s/?#@:\"'\\<>]*:(?P<s>[^\s/?#@\"'\\<>]+)@", b"://"),
+    _shape("credential in a query string",
+           rb"[?&;#](?:api[_\-]?key|apikey|key|token|access_token|refresh_token|id_token|auth|auth_token"
+           rb"|password|passwd|pass|pwd|secret|client_secret|signature|sig|x-amz-signature"
+           rb"|x-amz-security-token|x-amz-credential|session|sessionid|sid|jwt)"
+           rb"=(?P<s>[^&#\s\"'\\<>]+)",
+           b"=", ),
+    _shape("Cookie or Set-Cookie header",
+           rb"(?:set-cookie(?<![a-z0-9\-]set-cookie)|cookie(?<![a-z0-9\-]cookie))\s*:\s*(?P<s>[^\s\"\\][^\"\\\r\n]*)",
+           b"cookie"),
+    _shape("credential assignment", FREE_KEY + rb"[ \t]*[=:][ \t]*" + _FREE_VALUE,
+           b"pass", b"pwd", b"secret", b"key", b"token"),
+)
+
+#: the needles of every shape, so a line with none of them skips the shape scan entirely
+ALL_NEEDLES: tuple[bytes, ...] = tuple(sorted({n for shape in SHAPES for n in shape.needles}))
+
+#: a value under a credential key, in a JSON line: a string ``"password":"…"`` (group ``s``), or the
+#: start of an object or list (group ``c``: rare, replaced whole by walking the parsed line)
+KEYED = re.compile(rb"(?:" + CREDENTIAL_KEY + rb")\":\s*(?:\"(?P<s>(?:[^\"\\]|\\.)*)(?:\"|$)|(?P<c>[\[{]))")
+#: the same inside a JSON string, at any depth of escaping: ``\"password\": \"…\"``, ``\\\"pass\\\":…``.
+#: The key's quote has an odd run of backslashes; the value runs to the first quote with no more of them.
+ESCAPED_KEYED = re.compile(
+    rb"(?:" + CREDENTIAL_KEY + rb")((?:\\\\)*\\)\":\s*\1\"(?P<s>(?:[^\"\\]|\\+[^\"\\]|\1(?:\\\\)+\")*)"
+)
+#: a replay edit of a credential field: ``{"path":"/inputs/…/api_key","value":…}``
+EDIT_OF_CREDENTIAL = re.compile(rb"\"path\":\s*\"[^\"]*/[^\"/]*(?:" + CREDENTIAL_KEY + rb")\",\s*\"value\":")
+#: a key name that is a credential's: some tail of it is one
+KEY_NAME = re.compile(rb"(?:" + CREDENTIAL_KEY + rb")$")
+#: ``\u0073``-style escapes of printable ASCII written out as text: decoded before matching
+ASCII_ESCAPE = re.compile(rb"\\+u00([2-7][0-9a-f])")
