@@ -9,7 +9,7 @@ from textual.binding import Binding
 
 from tracetui.trace.reader import TraceReadError
 from tracetui.trace.safe_text import printable
-from tracetui.trace.index import open_source
+from tracetui.otel.detect import open_any
 from tracetui.trace.source import TraceSource
 from tracetui.ui.commands import TraceCommands
 from tracetui.ui.screens.help import HelpScreen
@@ -50,8 +50,9 @@ class TraceApp(App[None]):
 
 
 def open_paths(paths: Sequence[str]) -> TraceSource:
-    """The source for ``tracetui open``: the built-in demo, or the files indexed in the background."""
-    return open_source(list(paths))
+    """The source for ``tracetui open``: the built-in demo, the files indexed in the background, or
+    OTLP/JSON files imported (told apart by content)."""
+    return open_any(list(paths))
 
 
 def run_app(paths: list[str]) -> None:
