@@ -18,6 +18,8 @@ RECIPES: dict[str, list[str]] = {
     **{f"fault-{f}.jsonl": ["generate", "--fault", f] for f in FAULT_CHOICES},
     "transient-3.jsonl": ["generate", "--transient-failures", "3"],
     "retries-then-ok.jsonl": ["generate", "--fault", "429", "--fault", "timeout", "--seed", "7"],
+    # the scenarios as OpenTelemetry GenAI spans (OTLP/JSON): opens in the explorer like any trace
+    "otel-scenarios.jsonl": ["export", "{samples}/scenarios.jsonl", "--content"],
 }
 RECORDED = ("normal", "cross_tenant", "no_receipt", "rate_limited_then_ok")
 
@@ -36,6 +38,7 @@ def regenerate(directory: str | os.PathLike[str], responses_dir: Path = RESPONSE
     Path(directory).mkdir(parents=True, exist_ok=True)
     written = []
     for name, argv in recipes(responses_dir).items():
+        argv = [arg.replace("{samples}", str(directory)) for arg in argv]  # a sample made from another
         try:
             main.main(args=[*argv, "-o", str(Path(directory) / name)], prog_name="tracetui", standalone_mode=False)
         except SystemExit as exc:  # `run` exits 1 for a failed run: still a sample

@@ -224,7 +224,7 @@ class _Builder:
                     parts.append({"type": "tool_call", "id": call.get("call_id"), "name": call.get("name"),
                                   "arguments": call.get("arguments")})
             message: dict[str, Any] = {"role": "assistant", "parts": parts}
-            message["finish_reason"] = reason if isinstance(reason, str) else "error"
+            message["finish_reason"] = {"tool_calls": "tool_call"}.get(reason, reason) if isinstance(reason, str) else "error"
             chat.attributes[sc.OUTPUT_MESSAGES] = _json([message])
 
     def _tool_details(self, span: Span, lane: str, data: dict[str, Any]) -> None:

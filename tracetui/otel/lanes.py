@@ -56,8 +56,11 @@ _TIMEOUT = re.compile(r"time.?out|timed out", re.I)
 _CONNECTION = re.compile(r"connect|network|dns|\bssl\b|remote ?protocol", re.I)
 _SERVER = re.compile(r"\b5\d\d\b|overloaded|server.?error|internal error|service unavailable", re.I)
 _CLIENT_STATUS = re.compile(r"\b4\d\d\b|bad ?request|APIStatusError|not ?found", re.I)
+_STREAM = re.compile(r"stream", re.I)
+_DUPLICATE_ID = re.compile(r"duplicate.*call.?id|call.?id.*(twice|already used|duplicate)", re.I)
 _VALIDATION = re.compile(r"ValidationError|validation", re.I)
 REPAIRABLE = frozenset({"invalid_json", "schema_error"})
+STOPPED = frozenset({"stop", "end_turn", "completed", "stop_sequence"})
 
 
 def _span_data(span: Span) -> dict[str, Any]:
@@ -76,7 +79,9 @@ def _error_text(span: Span) -> str:
     if error is None:
         return ""
     kind, message = error
-    text = f"{kind}: {message}" if message and message not in kind else kind
+    if kind == "error" and message:  # no error type recorded: the status message says it all
+        kind = ""
+    text = f"{kind}: {message}" if kind and message and message not in kind else (kind or message)
     if span.status_message and span.status_message not in text:
         text += f" ({span.status_message})"
     return text.strip()
@@ -146,27 +151,35 @@ class _Run:
         method = attrs.get("http.request.method") or attrs.get("http.method") or "HTTP"
         where = attrs.get("url.full") or attrs.get("http.url") or attrs.get("url.path") or ""
         error = _error_text(span)
-        if status is not None and status >= 400 or (status is None and span.status_code == STATUS_ERROR):
+        if status is not None and status >= 400 or span.status_code == STATUS_ERROR:
             code = _http_code(status, error)
             said = f"{status}" if status is not None else error or "transport error"
+            if status is not None and status < 400:  # an answer came, but could not be used
+                said += f" but {error or 'the body could not be used'}"
             self.add(span.end_ns, span, "http", "http.attempt", FAILED, f"{method} {where}: {said}", code)
         else:
             self.add(span.end_ns, span, "http", "http.attempt", OK, f"{method} {where}: {status or 'ok'}")
 
     def chat(self, span: Span) -> None:
-        model = d.model_name(span) or "model"
+        model = d.model_name(span)
+        said = f"{model}: " if model else ""
         http_children = [e for _, _, e in self.events if e["lane"] == "http"
                          and e["data"]["span"]["parent_span_id"] == span.span_id]
+        calls = d.requested_calls(span)
+        if self._duplicate_ids(span, calls or []):
+            return
         if span.status_code == STATUS_ERROR or span.error():
             text = _error_text(span) or "the model call failed"
             if http_children and all(e["outcome"] == FAILED for e in http_children):
                 return  # its HTTP attempts already say why
+            if _DUPLICATE_ID.search(text):
+                self.add(span.end_ns, span, "arguments", "arguments.batch", FAILED, text, "duplicate_call_id")
+                return
             lane, code = _chat_error(text)
             kind = "http.attempt" if lane == "http" else "generation.classify"
-            self.add(span.end_ns, span, lane, kind, FAILED, f"{model}: {text}", code)
+            self.add(span.end_ns, span, lane, kind, FAILED, f"{said}{text}", code)
             return
         reasons = d.finish_reasons(span)
-        calls = d.requested_calls(span)
         refusal = d.refused(span)
         outcome, code = OK, None
         lowered = [r.lower() for r in reasons or []]
@@ -190,6 +203,20 @@ class _Run:
         for call in calls or []:
             self.requested.append((span, call))
             self.arguments(span.end_ns, span, call)
+
+    def _duplicate_ids(self, span: Span, calls: list[d.ToolCall]) -> bool:
+        """Tool calls whose ids repeat, in this output or from an earlier one: their results could not be told apart."""
+        earlier = {c.id for _, c in self.requested if c.id}
+        ids = [c.id for c in calls if c.id]
+        repeated = sorted({i for i in ids if ids.count(i) > 1 or i in earlier})
+        if not repeated:
+            return False
+        self.add(span.end_ns, span, "generation", "generation.classify", OK,
+                 f"{len(calls)} tool call(s): {', '.join(c.name for c in calls)}", finish_reasons=d.finish_reasons(span))
+        self.add(span.end_ns, span, "arguments", "arguments.batch", FAILED,
+                 f"call id {repeated[0]} is used twice; results could not be told apart, so no tool ran",
+                 "duplicate_call_id", repeated[0], call_ids=ids)
+        return True
 
     def arguments(self, time_ns: int, span: Span, call: d.ToolCall) -> None:
         key = call.id or f"{span.span_id}/{len(self.checked)}"
@@ -327,6 +354,10 @@ class _Run:
                 self.add(end, last, "answer", "answer.verify", FAILED,
                          "the run ended after the model asked for tools, without a final answer", "no_answer")
             return
+        if calls is None:  # the output is not recorded: only a finish reason can say an answer came last
+            tools_after = any(d.role(s) == d.TOOL and s.start_ns >= last.end_ns for s in self.spans)
+            if tools_after or not STOPPED & set(reasons):
+                return
         receipts = [e for _, _, e in self.events if e["lane"] == "receipt"]
         text = d.output_text(last)
         extra = {"text": text} if text is not None else {}
@@ -398,6 +429,8 @@ def _depth(span: Span, by_id: dict[str, Span]) -> int:
 
 
 def _http_code(status: int | None, text: str) -> str:
+    if status is not None and status < 400:
+        return "stream_interrupted" if _STREAM.search(text) else "unexpected_body"
     if status == 429 or _RATE.search(text):
         return "rate_limited"
     if status == 408 or _TIMEOUT.search(text):
