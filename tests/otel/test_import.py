@@ -262,3 +262,16 @@ def test_mixed_sources_open_together(tmp_path, root):
                          for r in (run.run, *run.events, run.summary)])
     source = open_any([otlp, str(native)])
     assert len(source.runs()) == 2
+
+
+def test_imported_runs_are_valid_trace_lines(root):
+    """An imported run written out (the explorer's `w`) is a trace like any other: the schema accepts it."""
+    from jsonschema import Draft202012Validator
+
+    from tracetui.trace.schema import SCHEMA
+
+    validator = Draft202012Validator(SCHEMA)
+    trace = read_any(root / "sample_traces" / "otel-scenarios.jsonl")
+    records = [r for run in trace.runs.values() for r in (run.run, *run.events, run.summary)]
+    assert all(not list(validator.iter_errors(r)) for r in records)
+    assert list(validator.iter_errors({"rec": "run", "run_id": "x", "trace_version": 1}))  # neither inputs nor source
