@@ -28,12 +28,13 @@ raw attributes), so the detail pane shows what the decision was read from.
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import orjson
 
 from tracetui.otel import dialects as d
+from tracetui.otel.errors import (BUDGET, DUPLICATE_ID, GUARDRAIL, PERMISSION, UNKNOWN_TOOL, VALIDATION, chat_error,
+                                  error_text, http_code, schema_problem)
 from tracetui.otel.spans import STATUS_ERROR, Span
 from tracetui.trace.format import FAILED, OK, RECOVERED
 
@@ -43,22 +44,6 @@ FILTERED = frozenset({"content_filter", "safety", "blocklist", "prohibited_conte
 REFUSAL = frozenset({"refusal", "refused"})
 ERRORED = frozenset({"error", "failed", "cancelled", "malformed_function_call"})
 
-_PERMISSION = re.compile(r"permission|forbidden|not authori[sz]ed|unauthori[sz]ed|access denied|\b403\b|"
-                         r"not allowed|PermissionError", re.I)
-_GUARDRAIL = re.compile(r"guardrail.*(trip|trigger)|tripwire", re.I)
-_UNKNOWN_TOOL = re.compile(r"tool\b.*\bnot found|unknown tool|no tool named|ToolNotFound", re.I)
-_BUDGET = re.compile(r"max(imum)?[ _]?turns|MaxTurnsExceeded|UsageLimitExceeded|usage limit|request_limit|"
-                     r"recursion limit", re.I)
-_LENGTH_ERROR = re.compile(r"max_output_tokens|max_tokens|\blength\b|incomplete", re.I)
-_FILTER_ERROR = re.compile(r"content.?filter|safety", re.I)
-_RATE = re.compile(r"\b429\b|rate.?limit", re.I)
-_TIMEOUT = re.compile(r"time.?out|timed out", re.I)
-_CONNECTION = re.compile(r"connect|network|dns|\bssl\b|remote ?protocol", re.I)
-_SERVER = re.compile(r"\b5\d\d\b|overloaded|server.?error|internal error|service unavailable", re.I)
-_CLIENT_STATUS = re.compile(r"\b4\d\d\b|bad ?request|APIStatusError|not ?found", re.I)
-_STREAM = re.compile(r"stream", re.I)
-_DUPLICATE_ID = re.compile(r"duplicate.*call.?id|call.?id.*(twice|already used|duplicate)", re.I)
-_VALIDATION = re.compile(r"ValidationError|validation", re.I)
 REPAIRABLE = frozenset({"invalid_json", "schema_error"})
 STOPPED = frozenset({"stop", "end_turn", "completed", "stop_sequence"})
 
@@ -72,19 +57,6 @@ def _span_data(span: Span) -> dict[str, Any]:
     if span.events:
         data["span_events"] = [{"name": e.name, "attributes": e.attributes} for e in span.events]
     return data
-
-
-def _error_text(span: Span) -> str:
-    error = span.error()
-    if error is None:
-        return ""
-    kind, message = error
-    if kind == "error" and message:  # no error type recorded: the status message says it all
-        kind = ""
-    text = f"{kind}: {message}" if kind and message and message not in kind else (kind or message)
-    if span.status_message and span.status_message not in text:
-        text += f" ({span.status_message})"
-    return text.strip()
 
 
 def _short(text: str, width: int = 160) -> str:
@@ -150,9 +122,9 @@ class _Run:
         status = status if type(status) is int else None
         method = attrs.get("http.request.method") or attrs.get("http.method") or "HTTP"
         where = attrs.get("url.full") or attrs.get("http.url") or attrs.get("url.path") or ""
-        error = _error_text(span)
+        error = error_text(span)
         if status is not None and status >= 400 or span.status_code == STATUS_ERROR:
-            code = _http_code(status, error)
+            code = http_code(status, error)
             said = f"{status}" if status is not None else error or "transport error"
             if status is not None and status < 400:  # an answer came, but could not be used
                 said += f" but {error or 'the body could not be used'}"
@@ -169,13 +141,13 @@ class _Run:
         if self._duplicate_ids(span, calls or []):
             return
         if span.status_code == STATUS_ERROR or span.error():
-            text = _error_text(span) or "the model call failed"
+            text = error_text(span) or "the model call failed"
             if http_children and all(e["outcome"] == FAILED for e in http_children):
                 return  # its HTTP attempts already say why
-            if _DUPLICATE_ID.search(text):
+            if DUPLICATE_ID.search(text):
                 self.add(span.end_ns, span, "arguments", "arguments.batch", FAILED, text, "duplicate_call_id")
                 return
-            lane, code = _chat_error(text)
+            lane, code = chat_error(text)
             kind = "http.attempt" if lane == "http" else "generation.classify"
             self.add(span.end_ns, span, lane, kind, FAILED, f"{said}{text}", code)
             return
@@ -241,7 +213,7 @@ class _Run:
                 return
         schema = self.schemas.get(call.name)
         if isinstance(schema, dict):
-            problem = _schema_problem(value, schema)
+            problem = schema_problem(value, schema)
             if problem:
                 self.checked[key] = self.add(time_ns, span, "arguments", "arguments.validate", FAILED,
                                              f"schema_error: {call.name}: {problem}", "schema_error", call.id, **base)
@@ -269,12 +241,12 @@ class _Run:
         if checked is not None and checked["outcome"] == FAILED:
             return  # the call was not valid: its execution failing is the consequence, not a second failure
         base = {"tool": call.name, "result": d.tool_result(span)}
-        text = _error_text(span)
+        text = error_text(span)
         if span.status_code == STATUS_ERROR or span.error():
-            if _PERMISSION.search(text):
+            if PERMISSION.search(text):
                 self.add(span.end_ns, span, "authorization", "authorization.check", FAILED,
                          f"permission denied: {call.name}: {text}", "permission_denied", call.id, **base)
-            elif _VALIDATION.search(text) or span.attributes.get("pydantic_ai.tool.failure_stage") == "validation":
+            elif VALIDATION.search(text) or span.attributes.get("pydantic_ai.tool.failure_stage") == "validation":
                 self.add(span.end_ns, span, "arguments", "arguments.validate", FAILED,
                          f"schema_error: {call.name} arguments were rejected: {text}", "schema_error", call.id, **base)
             else:
@@ -300,23 +272,23 @@ class _Run:
         triggered = attrs.get("guardrail.triggered", attrs.get("triggered"))
         if span.status_code == STATUS_ERROR or triggered is True:
             self.add(span.end_ns, span, "authorization", "authorization.guardrail", FAILED,
-                     f"guardrail {span.name} tripped" + (f": {_error_text(span)}" if span.error() else ""),
+                     f"guardrail {span.name} tripped" + (f": {error_text(span)}" if span.error() else ""),
                      "guardrail_triggered")
         elif triggered is False:
             self.add(span.end_ns, span, "authorization", "authorization.guardrail", OK, f"guardrail {span.name} passed")
 
     def container_error(self, span: Span, is_root: bool) -> None:
         """An agent, workflow or other span that ended in error."""
-        text = _error_text(span)
-        if _GUARDRAIL.search(text):
+        text = error_text(span)
+        if GUARDRAIL.search(text):
             if not self.has("authorization", "guardrail_triggered"):
                 self.add(span.end_ns, span, "authorization", "authorization.guardrail", FAILED,
                          f"guardrail tripped: {text}", "guardrail_triggered")
-        elif _UNKNOWN_TOOL.search(text):
+        elif UNKNOWN_TOOL.search(text):
             if not self.has("arguments", "unknown_tool"):
                 self.add(span.end_ns, span, "arguments", "arguments.validate", FAILED,
                          f"the model asked for a tool it was not offered: {text}", "unknown_tool")
-        elif _BUDGET.search(text):
+        elif BUDGET.search(text):
             self.add(span.end_ns, span, "generation", "generation.budget", FAILED, f"budget exhausted: {text}",
                      "budget_exhausted")
         elif is_root and not self.last_failed(span.end_ns):
@@ -426,51 +398,3 @@ def _depth(span: Span, by_id: dict[str, Span]) -> int:
         span = by_id[span.parent_span_id]
         depth += 1
     return depth
-
-
-def _http_code(status: int | None, text: str) -> str:
-    if status is not None and status < 400:
-        return "stream_interrupted" if _STREAM.search(text) else "unexpected_body"
-    if status == 429 or _RATE.search(text):
-        return "rate_limited"
-    if status == 408 or _TIMEOUT.search(text):
-        return "timeout"
-    if status is not None and status >= 500 or _SERVER.search(text):
-        return "server_error"
-    if status is not None and status >= 400:
-        return "request_rejected"
-    return "transport_error"
-
-
-def _chat_error(text: str) -> tuple[str, str]:
-    """A failed model call's lane and code, read from its error."""
-    if _RATE.search(text):
-        return "http", "rate_limited"
-    if _TIMEOUT.search(text):
-        return "http", "timeout"
-    if _CONNECTION.search(text):
-        return "http", "transport_error"
-    if _SERVER.search(text):
-        return "http", "server_error"
-    if _LENGTH_ERROR.search(text):
-        return "generation", "incomplete"
-    if _FILTER_ERROR.search(text):
-        return "generation", "content_filter"
-    if _CLIENT_STATUS.search(text):
-        return "http", "request_rejected"
-    return "generation", "response_failed"
-
-
-def _schema_problem(value: Any, schema: dict[str, Any]) -> str | None:
-    """Why the arguments break the schema (the first error), or None; a schema that cannot be used is skipped."""
-    try:
-        from jsonschema.validators import validator_for
-
-        validator = validator_for(schema)(schema)
-        error = next(iter(validator.iter_errors(value)), None)
-    except Exception:  # noqa: BLE001 - a broken or hostile schema: no verdict from it
-        return None
-    if error is None:
-        return None
-    where = "/".join(str(p) for p in error.absolute_path)
-    return f"{error.message}" + (f" (at {where})" if where else "")
