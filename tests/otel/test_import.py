@@ -253,6 +253,9 @@ def test_check_and_open_accept_otlp(tmp_path):
     assert CliRunner().invoke(main, ["check", ok]).exit_code == 0
     source = open_any([path, ok])
     assert len(source.runs()) == 2 and source.load(source.runs()[0]).events
+    again = tmp_path / "again.jsonl"  # export takes OTLP too: an imported run goes out with its verdict
+    assert CliRunner().invoke(main, ["export", path, "-o", str(again)]).exit_code == 0
+    assert [r.verdict() for r in read_any(again).runs.values()] == [r.verdict() for r in read_any(path).runs.values()]
 
 
 def test_mixed_sources_open_together(tmp_path, root):
