@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import orjson
+
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tracetui.otel.detect import read_any
@@ -43,3 +45,37 @@ def test_any_shape_opens_or_is_reported(tmp_path, docs):
     for run in trace.runs.values():
         verdict = run.verdict()
         assert verdict["status"] and (verdict["first_failure"] is None or verdict["first_failure"]["lane"])
+
+
+_trace_json = st.recursive(st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.text(max_size=8),
+                           lambda children: st.lists(children, max_size=3)
+                           | st.dictionaries(st.text(max_size=6), children, max_size=3), max_leaves=12)
+_ev = st.fixed_dictionaries({
+    "rec": st.just("event"), "run_id": st.just("r"), "seq": st.integers(1, 20),
+    "lane": st.sampled_from(["http", "generation", "arguments", "authorization", "receipt", "answer"]),
+    "outcome": st.sampled_from(["ok", "failed", "recovered"])}, optional={
+    "kind": _trace_json, "turn": _trace_json, "t_ms": _trace_json, "call_id": _trace_json, "summary": _trace_json,
+    "code": st.none() | st.text(max_size=5),  # (a non-string code trips the shared verdict rule itself)
+    "data": _trace_json | st.fixed_dictionaries({}, optional={k: _trace_json for k in (
+        "request", "response", "attempt", "calls", "text", "tool", "arguments", "result", "finish_reason",
+        "latency_ms", "backoff_ms")})})
+
+
+@settings(max_examples=100, deadline=None)
+@given(events=st.lists(_ev, max_size=8), content=st.booleans(), inputs=_trace_json | st.fixed_dictionaries({}, optional={
+    k: _trace_json for k in ("provider", "model", "tools", "budgets", "user_input", "instructions")}))
+def test_any_trace_content_exports_and_comes_back(events, inputs, content):
+    from tracetui.otel.export_json import traces_line
+    from tracetui.otel.export_map import run_spans
+    from tracetui.otel.importer import runs_from_spans
+    from tracetui.trace.reader import RunData
+
+    run = RunData("r")
+    run.add({"rec": "run", "run_id": "r", "trace_version": 1, "inputs": inputs})
+    for event in sorted(events, key=lambda e: e["seq"]):  # in seq order, as the explorer's index loads a run
+        run.add(event)
+    spans = run_spans(run, content=content)
+    assert orjson.loads(traces_line(spans))["resourceSpans"]
+    before, after = run.verdict()["first_failure"], runs_from_spans(spans)[0].verdict()["first_failure"]
+    assert [(f or {}).get(k) for f in (before, after) for k in ("lane", "seq", "code")] == [
+        (f or {}).get(k) for f in (before, before) for k in ("lane", "seq", "code")]

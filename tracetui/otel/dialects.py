@@ -33,7 +33,7 @@ class ToolCall:
 
 def role(span: Span) -> str:
     attrs = span.attributes
-    op = attrs.get(sc.OPERATION)
+    op = attrs.get(sc.OPERATION) if isinstance(attrs.get(sc.OPERATION), str) else None
     if op in sc.AGENT_OPERATIONS:
         return AGENT
     if op in sc.CHAT_OPERATIONS:

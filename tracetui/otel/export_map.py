@@ -67,8 +67,10 @@ class _Builder:
         self.trace_id = ids.trace_id(self.name)
         self.inputs = run.inputs if isinstance(run.inputs, dict) else {}
         self.model = self.inputs.get("model") if isinstance(self.inputs.get("model"), str) else None
-        self.provider = PROVIDERS.get(self.inputs.get("provider"), self.inputs.get("provider"))
-        self.tools = {t.get("name"): t for t in self.inputs.get("tools") or [] if isinstance(t, dict)}
+        provider = self.inputs.get("provider") if isinstance(self.inputs.get("provider"), str) else None
+        self.provider = PROVIDERS.get(provider, provider) if provider else None
+        tools = self.inputs.get("tools") if isinstance(self.inputs.get("tools"), list) else []
+        self.tools = {t["name"]: t for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)}
         self.spans: list[Span] = []
         self.chats: dict[int, Span] = {}
         self.tool_spans: dict[tuple[int, str], Span] = {}
