@@ -258,3 +258,22 @@ def test_a_trace_with_unbounded_inputs_is_refused_not_run(tmp_path):
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
     result = CliRunner().invoke(main, ["replay", str(path), "--run", "single"])
     assert result.exit_code == 2 and "budgets.max_retries must be a whole number from 0 to 10" in result.stderr
+
+
+def test_any_json_code_and_any_event_order_give_one_verdict(tmp_path):
+    """A code that is a list, and a run's events out of step order, in every reader alike."""
+    records = run_scenario("tool_failure").records
+    run, events, summary = records[0], records[1:-1], records[-1]
+    events = [dict(e) for e in events]
+    for e in events:
+        if e["outcome"] == "failed":
+            e["code"] = ["not", "a", "string"]
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in [run, *reversed(events)]))
+    trace = read_trace(str(path))
+    (entry,) = IndexedSource([str(path)]).scan_all().runs()
+    verdict = trace.runs[run["run_id"]].decide()
+    assert verdict.outcome == entry.outcome == FAILED
+    assert verdict.first_failure == dict(entry.first_failure) and verdict.first_failure["lane"] == "receipt"
+    result = CliRunner().invoke(main, ["check", str(path)])
+    assert result.exit_code == 1 and "Traceback" not in result.output

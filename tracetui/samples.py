@@ -18,6 +18,8 @@ RECIPES: dict[str, list[str]] = {
     **{f"fault-{f}.jsonl": ["generate", "--fault", f] for f in FAULT_CHOICES},
     "transient-3.jsonl": ["generate", "--transient-failures", "3"],
     "retries-then-ok.jsonl": ["generate", "--fault", "429", "--fault", "timeout", "--seed", "7"],
+    # the scenarios as OpenTelemetry GenAI spans (OTLP/JSON): opens in the explorer like any trace
+    "otel-scenarios.jsonl": ["export", "{samples}/scenarios.jsonl", "--content"],
 }
 RECORDED = ("normal", "cross_tenant", "no_receipt", "rate_limited_then_ok", "invalid_json_arguments", "extra_field",
             "extra_field_then_answer")

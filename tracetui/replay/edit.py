@@ -28,7 +28,14 @@ def exchanges_of(run: RunData) -> list[dict[str, Any]]:
     return out
 
 
+#: what a run imported from another producer says about re-running (``"source"`` on its run line)
+NOT_RERUNNABLE = {"otel": "imported from OpenTelemetry: its inputs are not recorded, so it cannot be re-run"}
+
+
 def editable_document(run: RunData) -> dict[str, Any]:
+    source = run.run.get("source") if run.run else None
+    if isinstance(source, str) and source in NOT_RERUNNABLE:
+        raise EditError(NOT_RERUNNABLE[source])
     if not run.inputs:
         raise EditError(f"run {run.run_id} has no recorded inputs (its run line is missing); it cannot be re-run")
     return {"inputs": run.inputs, "responses": exchanges_of(run)}

@@ -26,10 +26,13 @@ SCHEMA: dict[str, Any] = {
     "$defs": {
         "run": {
             "type": "object",
-            "required": ["rec", "run_id", "trace_version", "inputs"],
+            "required": ["rec", "run_id", "trace_version"],
+            # a run records its inputs, unless it was imported from another producer (it says which)
+            "anyOf": [{"required": ["inputs"]}, {"required": ["source"], "not": {"required": ["inputs"]}}],
             "properties": {
                 "rec": {"const": "run"}, "run_id": _ID, "trace_version": {"const": TRACE_VERSION},
                 "producer": {"type": "string"},
+                "source": {"type": "string", "description": "an imported run's origin, e.g. otel (no inputs)"},
                 "inputs": {
                     "type": "object",
                     "required": ["source", "provider", "model", "instructions", "user_input", "task", "principal",

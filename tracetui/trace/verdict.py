@@ -51,6 +51,9 @@ def first_failure(events: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     failed = [e for e in events if e.get("outcome") == FAILED]
     if not failed:
         return None
+    if any(type(a.get("seq")) is int and type(b.get("seq")) is int and a["seq"] > b["seq"]
+           for a, b in zip(failed, failed[1:])):
+        failed.sort(key=_seq)  # a file may hold a run's events out of order: the rule reads them by step
     deciding, unresolved = failed[-1], failed[:-1]
     note = ""
     if unresolved and deciding.get("code") == RECORDING_ENDED:
@@ -58,7 +61,8 @@ def first_failure(events: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
         note = "; the recording ended before it was resolved"
     elif unresolved and deciding.get("lane") == "answer":
         candidates = unresolved
-        if unresolved[0].get("code") in REPAIRABLE_CODES:
+        code = unresolved[0].get("code")
+        if isinstance(code, str) and code in REPAIRABLE_CODES:  # a trace's code may be any JSON value
             note = "; never repaired: the model answered instead"
     else:
         candidates = failed
@@ -68,6 +72,11 @@ def first_failure(events: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     reason = last.get("summary") or ""
     return {"lane": lane, "seq": first.get("seq"), "code": last.get("code") or "failed",
             "reason": (reason if isinstance(reason, str) else str(reason)) + note, "decided_at": last.get("seq")}
+
+
+def _seq(event: Mapping[str, Any]) -> int:
+    seq = event.get("seq")
+    return seq if type(seq) is int else 0
 
 
 def status_of(failure: Mapping[str, Any] | None) -> str:

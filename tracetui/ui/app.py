@@ -9,7 +9,7 @@ from textual.binding import Binding
 
 from tracetui.trace.reader import TraceReadError
 from tracetui.trace.safe_text import printable
-from tracetui.trace.index import IndexedSource
+from tracetui.otel.detect import open_any
 from tracetui.trace.source import TraceSource
 from tracetui.ui.commands import TraceCommands
 from tracetui.ui.screens.help import HelpScreen
@@ -50,7 +50,8 @@ class TraceApp(App[None]):
 
 
 def open_paths(paths: Sequence[str]) -> TraceSource:
-    """The source for ``tracetui open``: the built-in demo for no path, else the files (indexed in the background).
+    """The source for ``tracetui open``: the built-in demo for no path, else the files: tracetui traces
+    indexed in the background, or OTLP/JSON files imported (told apart by content).
 
     Raises :class:`TraceReadError` for a missing, unreadable or directory path, or
     when every file is empty.
@@ -59,7 +60,7 @@ def open_paths(paths: Sequence[str]) -> TraceSource:
         from tracetui.loop.demo import demo_source
 
         return demo_source()
-    return IndexedSource(list(paths))
+    return open_any(list(paths))
 
 
 def run_app(paths: list[str]) -> None:

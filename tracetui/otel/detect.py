@@ -1,0 +1,83 @@
+"""Telling OTLP/JSON files from tracetui traces by their content, and opening either.
+
+The command line and the explorer call these instead of the trace layer's readers,
+so the trace layer stays ignorant of OpenTelemetry. An OTLP/JSON file (JSON lines
+of ``TracesData``, or one ``{"resourceSpans": …}`` document, pretty-printed or not)
+begins with an object whose first key is ``resourceSpans`` (its only field); a
+tracetui trace line begins with ``{"rec":``. The file name plays no part.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Sequence
+
+from tracetui.otel.importer import runs_from_spans
+from tracetui.otel.otlp_read import read_spans
+from tracetui.trace.reader import Problem, RunData, TraceFile, TraceReadError, open_checked, read_trace, run_name
+from tracetui.trace.source import MemorySource, TraceSource
+
+HEAD_BYTES = 64 * 1024
+_OTLP_START = re.compile(rb'(?m)^[\s\xef\xbb\xbf]*\{\s*"resource(?:Spans|_spans)"\s*:')
+_TRACE_START = re.compile(rb'(?m)^\s*\{\s*"rec"\s*:')
+
+
+def is_otlp(path: str | os.PathLike[str]) -> bool:
+    """Whether a file holds OTLP/JSON rather than a tracetui trace, judged from its first 64 KiB.
+
+    Raises :class:`TraceReadError` for a missing, directory or unreadable path.
+    """
+    p = open_checked(path)
+    with open(p, "rb") as fh:
+        head = fh.read(HEAD_BYTES)
+    otlp, trace = _OTLP_START.search(head), _TRACE_START.search(head)
+    if otlp is None:
+        return False
+    return trace is None or otlp.start() < trace.start()
+
+
+def read_otlp(path: str | os.PathLike[str]) -> TraceFile:
+    """An OTLP/JSON file as runs and problems (the shape :func:`~tracetui.trace.reader.read_trace` returns)."""
+    spans, problems = read_spans(path)
+    runs = runs_from_spans(spans)
+    if not runs:
+        detail = "no span in it" if not problems else f"{len(problems)} line(s) could not be read"
+        raise TraceReadError(f"{path}: no runs found (an OTLP/JSON file with {detail})")
+    return TraceFile(str(path), {r.run_id: r for r in runs}, problems)
+
+
+def read_any(path: str | os.PathLike[str]) -> TraceFile:
+    """A tracetui trace or an OTLP/JSON file, whichever it is; for ``check``, ``export`` and ``replay``."""
+    return read_otlp(path) if is_otlp(path) else read_trace(path)
+
+
+def open_any(paths: Sequence[str]) -> TraceSource:
+    """What ``tracetui open`` explores: tracetui traces are indexed in the background as before; when any
+    file is OTLP/JSON, every file is read whole into one source (imported runs are small)."""
+    from tracetui.trace.index import IndexedSource
+
+    if not any(is_otlp(p) for p in paths):
+        return IndexedSource(list(paths))
+    runs: dict[str, RunData] = {}
+    problems: list[Problem] = []
+    errors: list[str] = []
+    for path in paths:
+        try:
+            trace = read_any(path)
+        except TraceReadError as exc:
+            if len(paths) == 1:
+                raise
+            errors.append(str(exc))
+            problems.append(Problem(0, str(exc), str(path)))
+            continue
+        problems.extend(trace.problems)
+        for name, run in trace.runs.items():
+            if name in runs:
+                unique = run_name(name, 2, runs.__contains__)
+                run.run_id = unique
+                name = unique
+            runs[name] = run
+    if not runs:
+        raise TraceReadError("; ".join(errors) or "no runs found in any file")
+    label = str(paths[0]) if len(paths) == 1 else f"{len(paths)} files"
+    return MemorySource(list(runs.values()), label, problems)

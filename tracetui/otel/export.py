@@ -1,0 +1,89 @@
+"""``tracetui export``: runs of a trace (tracetui's or OTLP/JSON) to an OTLP/JSON file or a collector."""
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from tracetui.otel.detect import read_any
+from tracetui.otel.export_json import traces_line
+from tracetui.otel.export_map import DEFAULT_START_NS, run_spans
+from tracetui.otel.spans import Span
+from tracetui.trace.reader import RunData, TraceFile
+from tracetui.trace.writer import AtomicWriter
+
+
+class ExportError(Exception):
+    pass
+
+
+@dataclass
+class Selection:
+    trace: TraceFile
+    runs: list[RunData]
+
+
+def select(path: str, run_ids: Sequence[str] = ()) -> Selection:
+    """The runs to export: all of the file's, or those named (raises :class:`ExportError` for an unknown id)."""
+    trace = read_any(path)
+    if not run_ids:
+        return Selection(trace, list(trace.runs.values()))
+    missing = [r for r in run_ids if r not in trace.runs]
+    if missing:
+        known = ", ".join(list(trace.runs)[:12]) + (" …" if len(trace.runs) > 12 else "")
+        raise ExportError(f"no run {missing[0]!r} in {path}; runs: {known}")
+    return Selection(trace, [trace.runs[r] for r in run_ids])
+
+
+def start_ns(value: str | None) -> int:
+    """``--start``: an ISO 8601 time, ``now``, or (default) the fixed start that keeps exports byte-identical."""
+    if value is None:
+        return DEFAULT_START_NS
+    if value == "now":
+        return int(datetime.now(timezone.utc).timestamp()) * 1_000_000_000
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise ExportError(f"--start {value!r} is not an ISO 8601 time (e.g. 2026-03-01T12:00:00Z) or 'now'") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return int(when.timestamp() * 1_000_000) * 1000
+
+
+def spans_of_runs(runs: Iterable[RunData], content: bool, start: int) -> Iterable[list[Span]]:
+    for run in runs:
+        yield run_spans(run, content=content, start_ns=start)
+
+
+def write_file(output: str, runs: Iterable[list[Span]]) -> int:
+    """One ``TracesData`` line per run, atomically (or to stdout for ``-``); returns the number of spans."""
+    count = 0
+
+    def write(out) -> None:
+        nonlocal count
+        for spans in runs:
+            out.write(traces_line(spans))
+            count += len(spans)
+
+    if output == "-":
+        write(sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+        return count
+    path = Path(output)
+    if path.exists() and not stat.S_ISREG(os.stat(path).st_mode):  # /dev/stdout, a pipe
+        with open(path, "wb") as out:
+            write(out)
+        return count
+    with AtomicWriter(path) as out:
+        write(out)
+    return count
+
+
+def send_runs(endpoint: str, runs: Iterable[list[Span]], headers: Mapping[str, str], timeout_s: float):
+    from tracetui.otel.send import send
+
+    return send(endpoint, runs, headers=headers, timeout_s=timeout_s)

@@ -1,0 +1,190 @@
+"""Spans → runs: each trace (or each top-level agent subtree of it) becomes a tracetui run.
+
+A run imported from OpenTelemetry is an ordinary :class:`~tracetui.trace.reader.RunData`:
+a run line without ``inputs`` (nothing to re-run) carrying ``"source": "otel"`` and
+where it came from, its events on the six lanes, and a summary whose verdict is the
+shared rule's (:meth:`RunData.verdict` over those events). A trace whose root span
+is missing (not yet ended, or not exported) gets no summary: it is listed as
+incomplete, as a native run whose writer crashed.
+
+Traces that tracetui exported (their root carries ``tracetui.run.id``) are rebuilt
+event for event from the ``tracetui.*`` attributes; any other trace goes through
+the lane rules of :mod:`tracetui.otel.lanes`.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Iterable
+
+import orjson
+
+from tracetui.otel import dialects as d, semconv as sc
+from tracetui.otel.lanes import foreign_events
+from tracetui.otel.spans import Span
+from tracetui.trace.format import ANSWER_READY, LANES, OUTCOMES, RECOVERED, TRACE_VERSION
+from tracetui.trace.reader import RunData, run_name
+from tracetui.trace.writer import encode_record
+
+SOURCE = "otel"
+_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def _slug(text: str) -> str:
+    return _SLUG.sub("_", text).strip("_")[:40] or "run"
+
+
+def _units(spans: list[Span]) -> list[tuple[Span | None, list[Span], bool]]:
+    """(run root, its spans, whether the trace's own root is there) for each run of one trace."""
+    by_id = {s.span_id: s for s in spans}
+    children: dict[str, list[Span]] = {}
+    for span in spans:
+        children.setdefault(span.parent_span_id, []).append(span)
+    complete = any(not s.parent_span_id for s in spans)
+    roots = sorted((s for s in spans if s.parent_span_id not in by_id), key=lambda s: (s.start_ns, s.span_id))
+
+    def has_agent_ancestor(span: Span) -> bool:
+        seen = set()
+        while span.parent_span_id in by_id and span.span_id not in seen:
+            seen.add(span.span_id)
+            span = by_id[span.parent_span_id]
+            if d.role(span) == d.AGENT:
+                return True
+        return False
+
+    top = [s for s in spans if d.role(s) == d.AGENT and not has_agent_ancestor(s)]
+    if len(top) <= 1:
+        root = top[0] if top and top[0] in roots else (roots[0] if roots else None)
+        return [(root, spans, complete)]
+    units = []
+    for agent in sorted(top, key=lambda s: (s.start_ns, s.span_id)):
+        members, stack, seen = [], [agent], set()
+        while stack:
+            span = stack.pop()
+            if span.span_id in seen:
+                continue
+            seen.add(span.span_id)
+            members.append(span)
+            stack.extend(children.get(span.span_id, []))
+        units.append((agent, members, complete))
+    return units
+
+
+def _meta(span: Span) -> dict[str, Any]:
+    status = {0: "unset", 1: "ok", 2: "error"}.get(span.status_code, str(span.status_code))
+    return {"name": span.name, "trace_id": span.trace_id, "span_id": span.span_id,
+            "parent_span_id": span.parent_span_id or None, "kind": span.kind, "status": status,
+            "status_message": span.status_message or None}
+
+
+def _own_event(attrs: dict[str, Any], span: Span) -> dict[str, Any] | None:
+    """A tracetui event carried by ``tracetui.*`` attributes (of a span event, or of an HTTP attempt's span)."""
+    lane, outcome = attrs.get(sc.EV_LANE), attrs.get(sc.EV_OUTCOME)
+    if lane not in LANES or outcome not in OUTCOMES or type(attrs.get(sc.EV_SEQ)) is not int:
+        return None
+    others = {k: v for k, v in span.attributes.items() if not k.startswith(sc.TT)}
+    return {"seq": attrs[sc.EV_SEQ], "lane": lane, "kind": str(attrs.get(sc.EV_KIND) or lane), "outcome": outcome,
+            "turn": attrs.get(sc.EV_TURN) if type(attrs.get(sc.EV_TURN)) is int else 0,
+            "t_ms": attrs.get(sc.EV_T_MS) if type(attrs.get(sc.EV_T_MS)) is int else 0,
+            "call_id": attrs.get(sc.EV_CALL_ID) if isinstance(attrs.get(sc.EV_CALL_ID), str) else None,
+            "code": attrs.get(sc.EV_CODE) if isinstance(attrs.get(sc.EV_CODE), str) else None,
+            "summary": str(attrs.get(sc.EV_SUMMARY) or ""),
+            "data": {"span": _meta(span), "attributes": others}}
+
+
+def _tracetui_events(spans: list[Span]) -> list[dict[str, Any]]:
+    events = []
+    for span in spans:
+        own = _own_event(span.attributes, span)
+        if own is not None:
+            events.append(own)
+        for event in span.events:
+            own = _own_event(event.attributes, span)
+            if own is not None:
+                events.append(own)
+    events.sort(key=lambda e: e["seq"])
+    return events
+
+
+def _foreign_metrics(spans: list[Span], events: list[dict[str, Any]]) -> dict[str, int]:
+    chats = sum(1 for s in spans if d.role(s) == d.CHAT)
+    return {"iterations": chats, "model_calls": chats,
+            "http_attempts": sum(1 for e in events if e["kind"] == "http.attempt"),
+            "tool_calls": sum(1 for s in spans if d.role(s) == d.TOOL),
+            "events": len(events), "recovered": sum(1 for e in events if e["outcome"] == RECOVERED)}
+
+
+def _clean(record: dict[str, Any]) -> dict[str, Any]:
+    """The record as the writer would write it: redacted, plain JSON (secrets never reach the screen)."""
+    return orjson.loads(encode_record(record))
+
+
+def unit_run(root: Span | None, spans: list[Span], complete: bool, name: str) -> RunData:
+    """One run from its spans."""
+    first = root or min(spans, key=lambda s: s.start_ns)
+    own = root is not None and isinstance(root.attributes.get(sc.RUN_ID), str)
+    start = min(s.start_ns for s in spans)
+    if own:
+        events = _tracetui_events(spans)
+        metrics = {k[len(sc.METRICS_PREFIX):]: v for k, v in root.attributes.items()
+                   if k.startswith(sc.METRICS_PREFIX) and type(v) is int}
+        producer = root.attributes.get(sc.PRODUCER) or "tracetui"
+        complete = complete and root.attributes.get(sc.COMPLETE) is not False
+    else:
+        events = foreign_events(spans, root, start)
+        for seq, event in enumerate(events, 1):
+            event["seq"] = seq
+        metrics = _foreign_metrics(spans, events)
+        service = first.resource.get(sc.SERVICE_NAME)
+        producer = " · ".join(str(p) for p in (service, first.scope) if p) or "OpenTelemetry"
+    otel = {"trace_id": first.trace_id, "root_span_id": root.span_id if root else None,
+            "root_span": root.name if root else None, "spans": len(spans)}
+    agent = next((d.agent_name(s) for s in sorted(spans, key=lambda s: s.start_ns) if d.agent_name(s)), None)
+    if agent:
+        otel["agent"] = agent
+    data = RunData(name, first_line=first.line)
+    data.add(_clean({"rec": "run", "run_id": name, "trace_version": TRACE_VERSION, "producer": str(producer),
+                     "source": SOURCE, "otel": otel}))
+    for event in events:
+        problem = data.add(_clean({"rec": "event", "run_id": name, **event}))
+        if problem:  # a repeated seq in a hand-made file: the first is kept, as the reader does
+            continue
+    if complete:
+        verdict = data.verdict()  # no summary yet: the shared rule decides from the events
+        failure = verdict["first_failure"]
+        data.add(_clean({"rec": "summary", "run_id": name, "status": failure["code"] if failure else ANSWER_READY,
+                         "ready": failure is None, "metrics": {**metrics, "events": len(data.events)},
+                         "first_failure": failure}))
+    return data
+
+
+def run_label(root: Span | None, spans: list[Span]) -> str:
+    if root is not None and isinstance(root.attributes.get(sc.RUN_ID), str):
+        return root.attributes[sc.RUN_ID]
+    agent = next((d.agent_name(s) for s in sorted(spans, key=lambda s: s.start_ns) if d.agent_name(s)), None)
+    label = agent or (root.name if root else spans[0].name)
+    return f"{_slug(label)}-{spans[0].trace_id[:8]}"
+
+
+def runs_from_spans(spans: Iterable[Span], taken: Callable[[str], bool] | None = None) -> list[RunData]:
+    """Runs from spans of any number of traces, in order of each trace's first span."""
+    traces: dict[str, list[Span]] = {}
+    for span in spans:
+        traces.setdefault(span.trace_id, []).append(span)
+    runs: list[RunData] = []
+    names: dict[str, int] = {}
+    listed: set[str] = set()
+
+    def is_taken(name: str) -> bool:
+        return name in listed or (taken is not None and taken(name))
+
+    for trace_spans in traces.values():
+        units = _units(trace_spans)
+        for i, (root, members, complete) in enumerate(units):
+            label = run_label(root, members)
+            if len(units) > 1 and not (root is not None and sc.RUN_ID in root.attributes):
+                label += f"-{root.span_id[:4] if root else i}"
+            nth = names[label] = names.get(label, 0) + 1
+            name = run_name(label, nth, is_taken)
+            listed.add(name)
+            runs.append(unit_run(root, members, complete, name))
+    return runs

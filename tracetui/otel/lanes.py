@@ -1,0 +1,400 @@
+"""Other agents' spans on the six lanes: the rules, one per boundary.
+
+=============  ===========================================================================
+lane           failure read from
+=============  ===========================================================================
+http           an HTTP client span's status code or transport error; a model call's error
+               that names a status, a rate limit, a timeout or a connection
+generation     finish reasons (length → ``incomplete``, content filter, refusal, error) and
+               model-call errors that are not HTTP ones; run-level turn or usage limits
+arguments      tool-call arguments that are not JSON or break the declared schema; tool
+               names the model was not offered
+authorization  guardrail trips and permission denials
+receipt        tool execution errors; calls that got no result
+answer         no final answer (the run ended without one, and no earlier failure explains
+               it); an answer although every tool call failed
+=============  ===========================================================================
+
+A rule that cannot be decided from what the spans hold makes no event: with
+content capture off there are no arguments to check and no answer text; a
+guardrail span that does not say whether it tripped is left alone; whether an
+answer needed a tool result is only decided when tools were called and all
+failed. A failure the run overcame is ``recovered``: an HTTP attempt retried with
+success in the same model call, arguments the model fixed for the same tool, a tool
+that failed and then succeeded.
+
+Each event keeps the span it came from in ``data`` (name, ids, kind, status and its
+raw attributes), so the detail pane shows what the decision was read from.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from tracetui.otel import dialects as d
+from tracetui.otel.errors import (BUDGET, DUPLICATE_ID, GUARDRAIL, PERMISSION, UNKNOWN_TOOL, VALIDATION, chat_error,
+                                  error_text, http_code, schema_problem)
+from tracetui.otel.spans import STATUS_ERROR, Span
+from tracetui.trace.format import FAILED, OK, RECOVERED
+
+LENGTH = frozenset({"length", "max_tokens", "max_output_tokens", "max_tokens_exceeded", "incomplete",
+                    "model_length", "token_limit"})
+FILTERED = frozenset({"content_filter", "safety", "blocklist", "prohibited_content", "spii", "recitation"})
+REFUSAL = frozenset({"refusal", "refused"})
+ERRORED = frozenset({"error", "failed", "cancelled", "malformed_function_call"})
+
+REPAIRABLE = frozenset({"invalid_json", "schema_error"})
+STOPPED = frozenset({"stop", "end_turn", "completed", "stop_sequence"})
+
+
+def _span_data(span: Span) -> dict[str, Any]:
+    status = {0: "unset", 1: "ok", 2: "error"}.get(span.status_code, str(span.status_code))
+    data: dict[str, Any] = {"span": {"name": span.name, "trace_id": span.trace_id, "span_id": span.span_id,
+                                     "parent_span_id": span.parent_span_id or None, "kind": span.kind,
+                                     "status": status, "status_message": span.status_message or None},
+                            "attributes": span.attributes}
+    if span.events:
+        data["span_events"] = [{"name": e.name, "attributes": e.attributes} for e in span.events]
+    return data
+
+
+def _short(text: str, width: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class _Run:
+    def __init__(self, spans: list[Span], start_ns: int):
+        self.spans = sorted(spans, key=lambda s: (s.start_ns, s.end_ns, s.span_id))
+        self.start_ns = start_ns
+        self.by_id = {s.span_id: s for s in spans}
+        self.events: list[tuple[int, int, dict[str, Any]]] = []  # (time, order, event)
+        self.chats = [s for s in self.spans if d.role(s) == d.CHAT]
+        self.declared, self.schemas = self._definitions()
+        self.checked: dict[str, dict[str, Any]] = {}  # call id → its arguments event
+        self.requested: list[tuple[Span, d.ToolCall]] = []  # calls the model asked for, in order
+        self.executed: set[int] = set()  # indexes into requested that a tool span ran
+        self.answered: set[str] = set()
+        for chat in self.chats:
+            self.answered |= d.answered_calls(chat)
+
+    def _definitions(self) -> tuple[set[str] | None, dict[str, Any]]:
+        """The tool names declared to the model (None when no span declares them) and each tool's schema."""
+        declared: set[str] | None = None
+        schemas: dict[str, Any] = {}
+        for span in self.spans:
+            found = d.tool_definitions(span)
+            if found is not None:
+                declared = (declared or set()) | set(found)
+                schemas.update({k: v for k, v in found.items() if isinstance(v, dict)})
+        for span in self.spans:
+            if d.role(span) == d.TOOL:
+                schema = d.tool_schema(span)
+                if schema is not None:
+                    schemas.setdefault(d.tool_call(span).name, schema)
+        return declared, schemas
+
+    def turn_at(self, time_ns: int) -> int:
+        return sum(1 for c in self.chats if c.start_ns <= time_ns)
+
+    def add(self, time_ns: int, span: Span, lane: str, kind: str, outcome: str, summary: str,
+            code: str | None = None, call_id: str | None = None, **extra: Any) -> dict[str, Any]:
+        data = _span_data(span)
+        data.update(extra)
+        event = {"lane": lane, "kind": kind, "outcome": outcome, "turn": self.turn_at(time_ns),
+                 "t_ms": max(0, (time_ns - self.start_ns) // 1_000_000), "call_id": call_id,
+                 "code": code if outcome != OK else None, "summary": _short(summary), "data": data}
+        self.events.append((time_ns, len(self.events), event))
+        return event
+
+    def last_failed(self, before_ns: int) -> bool:
+        earlier = [e for t, _, e in sorted(self.events, key=lambda x: (x[0], x[1])) if t <= before_ns]
+        return bool(earlier) and earlier[-1]["outcome"] == FAILED
+
+    def has(self, lane: str, code: str) -> bool:
+        return any(e["lane"] == lane and e["code"] == code for _, _, e in self.events)
+
+    # -- rules ---------------------------------------------------------------------------------
+    def http(self, span: Span) -> None:
+        attrs = span.attributes
+        status = attrs.get("http.response.status_code", attrs.get("http.status_code"))
+        status = status if type(status) is int else None
+        method = attrs.get("http.request.method") or attrs.get("http.method") or "HTTP"
+        where = attrs.get("url.full") or attrs.get("http.url") or attrs.get("url.path") or ""
+        error = error_text(span)
+        if status is not None and status >= 400 or span.status_code == STATUS_ERROR:
+            code = http_code(status, error)
+            said = f"{status}" if status is not None else error or "transport error"
+            if status is not None and status < 400:  # an answer came, but could not be used
+                said += f" but {error or 'the body could not be used'}"
+            self.add(span.end_ns, span, "http", "http.attempt", FAILED, f"{method} {where}: {said}", code)
+        else:
+            self.add(span.end_ns, span, "http", "http.attempt", OK, f"{method} {where}: {status or 'ok'}")
+
+    def chat(self, span: Span) -> None:
+        model = d.model_name(span)
+        said = f"{model}: " if model else ""
+        http_children = [e for _, _, e in self.events if e["lane"] == "http"
+                         and e["data"]["span"]["parent_span_id"] == span.span_id]
+        calls = d.requested_calls(span)
+        if self._duplicate_ids(span, calls or []):
+            return
+        if span.status_code == STATUS_ERROR or span.error():
+            text = error_text(span) or "the model call failed"
+            if http_children and all(e["outcome"] == FAILED for e in http_children):
+                return  # its HTTP attempts already say why
+            if DUPLICATE_ID.search(text):
+                self.add(span.end_ns, span, "arguments", "arguments.batch", FAILED, text, "duplicate_call_id")
+                return
+            lane, code = chat_error(text)
+            kind = "http.attempt" if lane == "http" else "generation.classify"
+            self.add(span.end_ns, span, lane, kind, FAILED, f"{said}{text}", code)
+            return
+        reasons = d.finish_reasons(span)
+        refusal = d.refused(span)
+        outcome, code = OK, None
+        lowered = [r.lower() for r in reasons or []]
+        if refusal or REFUSAL & set(lowered):
+            outcome, code, summary = FAILED, "refused", f"refused: {refusal or 'finish reason ' + ', '.join(reasons or [])}"
+        elif LENGTH & set(lowered):
+            outcome, code = FAILED, "incomplete"
+            summary = f"response incomplete: finish reason {', '.join(reasons or [])} (output cut at the token limit)"
+        elif FILTERED & set(lowered):
+            outcome, code, summary = FAILED, "content_filter", f"response stopped by a content filter ({', '.join(reasons or [])})"
+        elif ERRORED & set(lowered):
+            outcome, code, summary = FAILED, "response_failed", f"response failed: finish reason {', '.join(reasons or [])}"
+        elif calls:
+            summary = f"{len(calls)} tool call(s): {', '.join(c.name for c in calls)}"
+        elif calls is not None:
+            summary = "final text answer" + (f" (finish reason {', '.join(reasons)})" if reasons else "")
+        else:
+            summary = f"model call finished ({'finish reason ' + ', '.join(reasons) if reasons else 'finish reason not recorded'}; output not recorded)"
+        self.add(span.end_ns, span, "generation", "generation.classify", outcome, summary, code,
+                 finish_reasons=reasons)
+        for call in calls or []:
+            self.requested.append((span, call))
+            self.arguments(span.end_ns, span, call)
+
+    def _duplicate_ids(self, span: Span, calls: list[d.ToolCall]) -> bool:
+        """Tool calls whose ids repeat, in this output or from an earlier one: their results could not be told apart."""
+        earlier = {c.id for _, c in self.requested if c.id}
+        ids = [c.id for c in calls if c.id]
+        repeated = sorted({i for i in ids if ids.count(i) > 1 or i in earlier})
+        if not repeated:
+            return False
+        self.add(span.end_ns, span, "generation", "generation.classify", OK,
+                 f"{len(calls)} tool call(s): {', '.join(c.name for c in calls)}", finish_reasons=d.finish_reasons(span))
+        self.add(span.end_ns, span, "arguments", "arguments.batch", FAILED,
+                 f"call id {repeated[0]} is used twice; results could not be told apart, so no tool ran",
+                 "duplicate_call_id", repeated[0], call_ids=ids)
+        return True
+
+    def arguments(self, time_ns: int, span: Span, call: d.ToolCall) -> None:
+        key = call.id or f"{span.span_id}/{len(self.checked)}"
+        if call.id and call.id in self.checked:
+            return
+        base = {"tool": call.name, "arguments": call.arguments}
+        if self.declared is not None and call.name not in self.declared:
+            self.checked[key] = self.add(time_ns, span, "arguments", "arguments.validate", FAILED,
+                                         f"no tool named {call.name!r} is declared to the model", "unknown_tool",
+                                         call.id, **base)
+            return
+        if call.arguments is None:
+            return  # not recorded: undecided
+        value = call.arguments
+        if isinstance(value, str):
+            try:
+                value = orjson.loads(value) if value.strip() else {}
+            except orjson.JSONDecodeError as exc:
+                self.checked[key] = self.add(time_ns, span, "arguments", "arguments.validate", FAILED,
+                                             f"invalid_json: {call.name} arguments are not valid JSON: {exc}",
+                                             "invalid_json", call.id, **base)
+                return
+        schema = self.schemas.get(call.name)
+        if isinstance(schema, dict):
+            problem = schema_problem(value, schema)
+            if problem:
+                self.checked[key] = self.add(time_ns, span, "arguments", "arguments.validate", FAILED,
+                                             f"schema_error: {call.name}: {problem}", "schema_error", call.id, **base)
+                return
+            said = f"{call.name} arguments valid"
+        else:
+            said = f"{call.name} arguments are JSON (no declared schema to check them against)"
+        self.checked[key] = self.add(time_ns, span, "arguments", "arguments.validate", OK, said, None, call.id,
+                                     **base)
+
+    def tool(self, span: Span) -> None:
+        call = d.tool_call(span)
+        index = self._match(call)
+        if index is not None:
+            self.executed.add(index)
+            requested = self.requested[index][1]
+            call = d.ToolCall(call.id or requested.id, call.name,
+                              call.arguments if call.arguments is not None else requested.arguments)
+        checked = self.checked.get(call.id) if call.id else None
+        if checked is None:
+            before = len(self.checked)
+            self.arguments(span.start_ns, span, call)
+            if len(self.checked) > before:
+                checked = list(self.checked.values())[-1]
+        if checked is not None and checked["outcome"] == FAILED:
+            return  # the call was not valid: its execution failing is the consequence, not a second failure
+        base = {"tool": call.name, "result": d.tool_result(span)}
+        text = error_text(span)
+        if span.status_code == STATUS_ERROR or span.error():
+            if PERMISSION.search(text):
+                self.add(span.end_ns, span, "authorization", "authorization.check", FAILED,
+                         f"permission denied: {call.name}: {text}", "permission_denied", call.id, **base)
+            elif VALIDATION.search(text) or span.attributes.get("pydantic_ai.tool.failure_stage") == "validation":
+                self.add(span.end_ns, span, "arguments", "arguments.validate", FAILED,
+                         f"schema_error: {call.name} arguments were rejected: {text}", "schema_error", call.id, **base)
+            else:
+                self.add(span.end_ns, span, "receipt", "receipt.execute", FAILED,
+                         f"{call.name} failed: {text or 'error'}; no result", "tool_failed", call.id, **base)
+        else:
+            self.add(span.end_ns, span, "receipt", "receipt.execute", OK, f"{call.name} returned a result",
+                     None, call.id, **base)
+
+    def _match(self, call: d.ToolCall) -> int | None:
+        """The requested call a tool span ran: by call id, else the first not yet run with that name."""
+        for i, (_, requested) in enumerate(self.requested):
+            if i not in self.executed and call.id and requested.id == call.id:
+                return i
+        if call.id is None:
+            for i, (_, requested) in enumerate(self.requested):
+                if i not in self.executed and requested.name == call.name:
+                    return i
+        return None
+
+    def guardrail(self, span: Span) -> None:
+        attrs = span.attributes
+        triggered = attrs.get("guardrail.triggered", attrs.get("triggered"))
+        if span.status_code == STATUS_ERROR or triggered is True:
+            self.add(span.end_ns, span, "authorization", "authorization.guardrail", FAILED,
+                     f"guardrail {span.name} tripped" + (f": {error_text(span)}" if span.error() else ""),
+                     "guardrail_triggered")
+        elif triggered is False:
+            self.add(span.end_ns, span, "authorization", "authorization.guardrail", OK, f"guardrail {span.name} passed")
+
+    def container_error(self, span: Span, is_root: bool) -> None:
+        """An agent, workflow or other span that ended in error."""
+        text = error_text(span)
+        if GUARDRAIL.search(text):
+            if not self.has("authorization", "guardrail_triggered"):
+                self.add(span.end_ns, span, "authorization", "authorization.guardrail", FAILED,
+                         f"guardrail tripped: {text}", "guardrail_triggered")
+        elif UNKNOWN_TOOL.search(text):
+            if not self.has("arguments", "unknown_tool"):
+                self.add(span.end_ns, span, "arguments", "arguments.validate", FAILED,
+                         f"the model asked for a tool it was not offered: {text}", "unknown_tool")
+        elif BUDGET.search(text):
+            self.add(span.end_ns, span, "generation", "generation.budget", FAILED, f"budget exhausted: {text}",
+                     "budget_exhausted")
+        elif is_root and not self.last_failed(span.end_ns):
+            self.add(span.end_ns, span, "answer", "answer.verify", FAILED,
+                     f"the run ended with an error and no answer: {text or 'error'}", "no_answer")
+
+    def missing_results(self) -> None:
+        for i, (span, call) in enumerate(self.requested):
+            if i in self.executed or (call.id and call.id in self.answered):
+                continue
+            checked = self.checked.get(call.id) if call.id else None
+            if checked is not None and checked["outcome"] == FAILED:
+                continue
+            later = [c for c in self.chats if c.start_ns >= span.end_ns and c is not span]
+            if later:  # the run went on to another model call without this call's result
+                self.add(later[0].start_ns, span, "receipt", "receipt.execute", FAILED,
+                         f"{call.name} ({call.id or 'no id'}) got no result before the next model call",
+                         "no_result", call.id, tool=call.name)
+
+    def answer(self, root: Span | None) -> None:
+        end = max((s.end_ns for s in self.spans), default=self.start_ns)
+        if root is not None and (root.status_code == STATUS_ERROR or root.error()):
+            return  # container_error decided it
+        if not self.chats:
+            return
+        last = self.chats[-1]
+        gen = [e for _, _, e in self.events if e["lane"] == "generation" and e["kind"] == "generation.classify"
+               and e["data"]["span"]["span_id"] == last.span_id]
+        if not gen or gen[-1]["outcome"] != OK:
+            return  # the last model call failed: that failure is the story
+        calls = d.requested_calls(last)
+        reasons = [r.lower() for r in d.finish_reasons(last) or []]
+        if calls or (calls is None and ("tool_calls" in reasons or "tool_call" in reasons)):
+            if not self.last_failed(end):
+                self.add(end, last, "answer", "answer.verify", FAILED,
+                         "the run ended after the model asked for tools, without a final answer", "no_answer")
+            return
+        if calls is None:  # the output is not recorded: only a finish reason can say an answer came last
+            tools_after = any(d.role(s) == d.TOOL and s.start_ns >= last.end_ns for s in self.spans)
+            if tools_after or not STOPPED & set(reasons):
+                return
+        receipts = [e for _, _, e in self.events if e["lane"] == "receipt"]
+        text = d.output_text(last)
+        extra = {"text": text} if text is not None else {}
+        if receipts and not any(e["outcome"] != FAILED for e in receipts):
+            self.add(end, last, "answer", "answer.verify", FAILED,
+                     f"no tool result backs the final answer: all {len(receipts)} tool call(s) failed",
+                     "unverified_answer", **extra)
+            return
+        said = "final answer given" if text is None or text.strip() else "final answer is empty"
+        outcome, code = (OK, None) if text is None or text.strip() else (FAILED, "empty_answer")
+        backing = (f"; {sum(1 for e in receipts if e['outcome'] != FAILED)} tool result(s) in the run"
+                   if receipts else "")
+        self.add(end, last, "answer", "answer.verify", outcome,
+                 f"{said}{backing}; whether the task needed a tool result is not recorded, so its backing is not checked",
+                 code, **extra)
+
+    def recover(self) -> None:
+        ordered = [e for _, _, e in sorted(self.events, key=lambda x: (x[0], x[1]))]
+        for i, event in enumerate(ordered):
+            if event["outcome"] != FAILED:
+                continue
+            later = ordered[i + 1:]
+            lane = event["lane"]
+            if lane == "http" and event["kind"] == "http.attempt":
+                parent = event["data"]["span"]["parent_span_id"]
+                if parent and any(e["lane"] == "http" and e["outcome"] == OK
+                                  and e["data"]["span"]["parent_span_id"] == parent for e in later):
+                    event["outcome"] = RECOVERED
+            elif lane == "arguments" and event["code"] in REPAIRABLE:
+                if any(e["lane"] == "arguments" and e["outcome"] == OK and e["data"].get("tool") == event["data"].get("tool")
+                       for e in later):
+                    event["outcome"] = RECOVERED
+            elif lane == "receipt" and event["code"] == "tool_failed":
+                if any(e["lane"] == "receipt" and e["outcome"] == OK and e["data"].get("tool") == event["data"].get("tool")
+                       for e in later):
+                    event["outcome"] = RECOVERED
+
+
+def foreign_events(spans: list[Span], root: Span | None, start_ns: int) -> list[dict[str, Any]]:
+    """The events of one foreign run, in time order (without ``seq``: the importer numbers them)."""
+    run = _Run(spans, start_ns)
+    roles = {s.span_id: d.role(s) for s in run.spans}
+    # children end before their parents: a span's own verdict comes after what happened inside it
+    for span in sorted(run.spans, key=lambda s: (s.end_ns, -_depth(s, run.by_id), s.start_ns)):
+        kind = roles[span.span_id]
+        if kind == d.HTTP:
+            run.http(span)
+        elif kind == d.CHAT:
+            run.chat(span)
+        elif kind == d.TOOL:
+            run.tool(span)
+        elif kind == d.GUARDRAIL:
+            run.guardrail(span)
+        elif span.status_code == STATUS_ERROR:
+            run.container_error(span, span is root)
+    run.missing_results()
+    run.answer(root)
+    run.recover()
+    return [e for _, _, e in sorted(run.events, key=lambda x: (x[0], x[1]))]
+
+
+def _depth(span: Span, by_id: dict[str, Span]) -> int:
+    depth, seen = 0, set()
+    while span.parent_span_id in by_id and span.span_id not in seen:
+        seen.add(span.span_id)
+        span = by_id[span.parent_span_id]
+        depth += 1
+    return depth
