@@ -153,7 +153,8 @@ def parse_value(current: Any, text: str, *, exists: bool = True) -> Any:
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
-        raise EditError(f"not valid JSON ({_json_problem(exc)}); {_expected(current, exists)}") from None
+        shown = text if len(text) <= 30 else text[:29] + "…"
+        raise EditError(f"{_expected(current, exists)}; {shown!r} is not valid JSON: {_json_problem(exc)}") from None
     if too_deep(value):
         raise EditError(f"the value nests deeper than {MAX_DEPTH} levels")
     if not exists or current is None or value is None:
@@ -167,15 +168,26 @@ def parse_value(current: Any, text: str, *, exists: bool = True) -> Any:
     return value
 
 
+_EXAMPLES = {bool: "true", int: "4", float: "2.5", list: '["a", "b"]', dict: '{"key": "value"}'}
+
+
 def _expected(current: Any, exists: bool) -> str:
-    return f"expected {_type_name(current)}" if exists and current is not None else "type any JSON value"
+    if not exists or current is None:
+        return 'type any JSON value: text in double quotes ("like this"), a number, true, false, [...] or {...}'
+    example = _EXAMPLES.get(type(current))
+    return f"expected {_type_name(current)}" + (f", like {example}" if example else "")
 
 
 def _json_problem(exc: orjson.JSONDecodeError) -> str:
-    """A parser's message in words: where it stopped reading."""
+    """A parser's message in words: where it stopped reading, never its own jargon."""
     pos = getattr(exc, "pos", None)
-    return "it ends too early" if "end of data" in str(exc) else \
-        f"unexpected text at character {pos + 1}" if isinstance(pos, int) else "it cannot be read"
+    if "end of data" in str(exc):
+        return "it stops before it is complete: a bracket, brace or quote is not closed"
+    if pos == 0:
+        return "it cannot be read from its first character"
+    if isinstance(pos, int):
+        return f"it cannot be read from character {pos + 1} on"
+    return "it cannot be read"
 
 
 def edited_inputs(run: RunData, path: str, value: Any) -> dict[str, Any]:
