@@ -307,3 +307,12 @@ async def test_the_failing_lane_and_a_whole_footer_at_80_columns(scenarios_file)
         words = " ".join(text.replace("│", " ").split())
         assert "filter box → run list → swimlanes → event detail" in words  # the real tab order at this size
         assert "^p" in text and "palette" in text and "pgdn" in text
+
+
+async def test_a_search_that_already_finds_nothing_keeps_its_keys_as_text(scenarios_file):
+    app = TraceApp(open_source([scenarios_file]))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await scanned(pilot)
+        await pilot.press("slash", *"zz", "e", "n")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen) and app.screen.query_one("#filter").value == "zzen"

@@ -85,9 +85,10 @@ def as_text(result: Explanation, file: str | None, limit: int) -> list[str]:
         return lines + [printable(result.reason)]
     tried = f"{result.tried} edit{'s' if result.tried != 1 else ''} tried by replay"
     if result.fixes:
-        head = f"{len(result.fixes)} proven fix{'es' if len(result.fixes) != 1 else ''} ({tried})"
+        n = len(result.fixes)
+        head = f"{n} proven fix{'es' if n != 1 else ''} ({tried})"
         if not result.single_edit_fix:
-            head = f"no single edit makes it answer-ready; {head}, each a pair of edits"
+            head = f"no single edit makes it answer-ready; {n} pair{'s' if n != 1 else ''} of edits do{'' if n != 1 else 'es'} ({tried})"
         lines += ["", head + ":"]
         shown = result.fixes[:limit]
     elif result.partials:

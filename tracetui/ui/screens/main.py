@@ -299,19 +299,21 @@ class MainScreen(ReplayActions, ExplainActions, Screen):
         self.query_one(SwimLanes).select_seq(seq)
 
     def action_search(self) -> None:
-        self.query_one("#filter", Input).focus()
+        # focus now, not after a refresh (Widget.focus defers): keys typed right after `/` belong to the box
+        self.set_focus(self.query_one("#filter", Input))
 
     def filter_hands_over(self, text: str, key: str) -> bool:
         """Whether a key typed in the filter box is meant for the screen: one of its keys that, as
-        text, would leave no run in the list (the box then hands it over, see FilterBox)."""
-        if key not in FILTER_HANDS_OVER:
+        text, would turn a search that finds runs into one that finds none (FilterBox then hands it
+        over). A search that already finds nothing is being typed: its keys stay text."""
+        runs = self.query_one(RunList)
+        if key not in FILTER_HANDS_OVER or not runs.view:
             return False
         query = replace(self.query_state, text=text)
-        runs = self.query_one(RunList)
         return not any(query.matches(self.entries[i]) for i in runs.view)
 
     def leave_filter(self) -> None:
-        self.query_one(RunList).focus()
+        self.set_focus(self.query_one(RunList))
 
     def action_clear_search(self) -> None:
         box = self.query_one("#filter", Input)
