@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
+from tracetui.explain.arguments import parse_or_close
 from tracetui.explain.candidate import OBJECT, Candidate, one
 from tracetui.explain.evidence import Evidence, _data, _int
 from tracetui.loop.ablations import ABLATIONS
@@ -76,8 +77,6 @@ def guard(ev: Evidence, e: dict[str, Any]) -> Iterator[Candidate]:
 
 def balance(ev: Evidence, e: dict[str, Any]) -> Iterator[Candidate]:
     """A refund over the balance: an order paid enough to refund it."""
-    from tracetui.explain.arguments import parse_or_close
-
     call = ev.call_of(e)
     parsed = parse_or_close(call.arguments) if call and call.arguments else None
     args = parsed[0] if parsed and isinstance(parsed[0], dict) else {}
@@ -116,8 +115,6 @@ def schema(ev: Evidence, e: dict[str, Any]) -> Iterator[Candidate]:
     if wrong and isinstance(props.get(wrong.group(1)), dict):
         name = wrong.group(1)
         raw = data.get("arguments")
-        from tracetui.explain.arguments import parse_or_close
-
         parsed = parse_or_close(raw) if isinstance(raw, str) else None
         value = parsed[0].get(name) if parsed and isinstance(parsed[0], dict) else None
         actual = {str: "string", bool: "boolean", int: "integer", float: "number"}.get(type(value))

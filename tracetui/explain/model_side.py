@@ -6,6 +6,7 @@ only from the receipts the run really produced.
 """
 from __future__ import annotations
 
+import difflib
 from typing import Any, Iterator
 
 import orjson
@@ -16,6 +17,7 @@ from tracetui.explain.evidence import Call, Evidence, _data
 from tracetui.explain.wire import (
     CallSpec, answer_body, call_places, calls_body, exchange_record, finished_place, text_places,
 )
+from tracetui.loop.validation import validate_arguments
 
 _DEFAULT_CALLS = ("read_order",)
 
@@ -68,7 +70,8 @@ def respond(ev: Evidence, k: int | None, body: dict[str, Any], words: str, lane:
     return one(["responses", k], exchange_record(body), words, side, lane, RESPONSE)
 
 
-def _fresh_ids(ev: Evidence, n: int) -> list[str]:
+def _fresh_ids(n: int) -> list[str]:
+    """Ids for calls a fix adds: never a ``call-N`` a scripted model or a recording would issue."""
     return [f"call-fix-{i + 1}" for i in range(n)]
 
 
@@ -99,7 +102,7 @@ def needed_calls(ev: Evidence, receipts: list[dict[str, Any]], orders: list[str]
     else:
         tool = next((n for n in _DEFAULT_CALLS if n in declared), None)
         names = [(tool, {"order_id": o}) for o in asked if o not in done][:4] if tool else []
-    return [CallSpec(i, n, a) for i, (n, a) in zip(_fresh_ids(ev, len(names)), names)]
+    return [CallSpec(i, n, a) for i, (n, a) in zip(_fresh_ids(len(names)), names)]
 
 
 def _calls_words(calls: list[CallSpec]) -> str:
@@ -175,8 +178,6 @@ def bad_arguments(ev: Evidence, e: dict[str, Any]) -> Iterator[Candidate]:
 
 def unknown_tool(ev: Evidence, e: dict[str, Any]) -> Iterator[Candidate]:
     """A tool that is not offered: the same call to a declared tool, the closest name first."""
-    import difflib
-
     call = ev.call_of(e)
     if call is None or not call.name:
         return
@@ -193,8 +194,6 @@ def unknown_tool(ev: Evidence, e: dict[str, Any]) -> Iterator[Candidate]:
 
 
 def _fits(tool: dict[str, Any], arguments: str | None) -> bool:
-    from tracetui.loop.validation import validate_arguments
-
     if not isinstance(arguments, str):
         return False
     try:
