@@ -233,3 +233,39 @@ def test_a_repeated_run_id_replays_byte_for_byte(tmp_path, root):
     assert outcome.changes == [] and outcome.after["ready"]
     second_lines = lines[2 + len(a.events):]  # after the first run's run line, events and summary
     assert b"".join(encode_record(r) for r in outcome.records) == b"".join(second_lines)
+
+
+@pytest.mark.parametrize("path,message", [
+    ("/inputs/budgets/max_output_token", "no field 'max_output_token' here (did you mean 'max_output_tokens'?)"),
+    ("/inputs/principal/tenantt", "did you mean 'tenant'?"),
+    ("/inputs/budget/max_turns", "no field 'budget' here (did you mean 'budgets'?)"),
+    ("/inputs/sed", "only a field that exists can be edited here"),
+])
+def test_a_typo_in_a_path_is_refused_with_the_nearest_field(scenarios, path, message):
+    with pytest.raises(EditError, match=message.replace("(", "\\(").replace(")", "\\)").replace("?", "\\?")):
+        current_value(scenarios.runs["truncated"], path)
+
+
+@pytest.mark.parametrize("path", ["/inputs/tool_data/orders/o-9", "/inputs/tool_data/failures/read_order:o-1",
+                                  "/inputs/tools/0/parameters/minProperties", "/responses/0/headers/x-new",
+                                  "/responses/0/body/x_vendor_field"])
+def test_a_new_key_is_accepted_where_keys_are_data(scenarios, path):
+    assert current_value(scenarios.runs["truncated"], path) == (None, False)
+
+
+def test_the_next_exchange_can_be_supplied_whole_and_only_whole(scenarios, root):
+    run = read_trace(root / "sample_traces" / "recorded-no_receipt.jsonl").runs["recorded-no_receipt"]
+    assert current_value(run, "/responses/1") == (None, False)
+    with pytest.raises(EditError, match="no item '2'"):
+        current_value(run, "/responses/2")
+    with pytest.raises(EditError, match="supplies a whole next exchange"):
+        edited_inputs(run, "/responses/1/status", 200)
+    call = orjson_loads('[{"type":"function_call","call_id":"c1","name":"read_order","arguments":"{\\"order_id\\":\\"o-1\\"}"}]')
+    answer = {"status": 200, "headers": {}, "body": run.inputs["responses"][0]}
+    outcome = replay(run, [("/responses/0/body/output", call), ("/responses/1", answer)])
+    assert outcome.after["ready"]
+
+
+def orjson_loads(text):
+    import orjson
+    return orjson.loads(text)

@@ -86,8 +86,8 @@ def test_every_corpus_secret_stays_off_checks_output(tmp_path):
 def test_replay_prints_edits_of_credential_fields_redacted(tmp_path):
     gen = tmp_path / "g.jsonl"
     assert run_cli("generate", "--scenario", "single", "-o", str(gen)).exit_code == 0
-    res = run_cli("replay", str(gen), "--run", "single", "--set", '/inputs/principal/api_key="hunter2-Qx7"', "--json")
+    res = run_cli("replay", str(gen), "--run", "single", "--set", '/responses/0/headers/x-api-key="hunter2-Qx7"', "--json")
     assert "hunter2-Qx7" not in res.stdout
-    assert orjson.loads(res.stdout)["edits"] == [{"path": "/inputs/principal/api_key", "value": "<redacted>"}]
+    assert orjson.loads(res.stdout)["edits"] == [{"path": "/responses/0/headers/x-api-key", "value": "<redacted>"}]
     res = run_cli("replay", str(gen), "--run", "single", "--set", f"/inputs/user_input=my key is {SECRET}")
     assert clean(res.stdout) and clean(res.stderr)

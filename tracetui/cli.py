@@ -221,7 +221,9 @@ def _verdict_line(v: dict[str, Any]) -> str:
 @main.command()
 @click.argument("trace_file", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print verdicts as JSON.")
-def check(trace_file, as_json) -> None:
+@click.option("--explain", "with_fixes", is_flag=True,
+              help="Add each failing run's top fix, proven by replay, with its replay command.")
+def check(trace_file, as_json, with_fixes) -> None:
     """Verdict per run, headless.
 
     Exit 0 when every run is answer-ready and every line was read; 1 when any run
@@ -240,7 +242,10 @@ def check(trace_file, as_json) -> None:
         click.echo(printable(f"error: {trace_file}: {exc.strerror or exc}"), err=True)
         sys.exit(2)
     verdicts = [run.verdict() for run in trace.runs.values()]
+    fixes = _top_fixes(trace, trace_file, as_json) if with_fixes else {}
     if as_json:
+        if with_fixes:
+            verdicts = [{**v, "fix": fixes.get(v["run_id"])} if not v["ready"] else v for v in verdicts]
         payload = {"file": trace_file, "runs": verdicts,
                    "problems": [{"line": p.line, "message": p.message} for p in trace.problems]}
         click.echo(printable_json(payload))
@@ -249,12 +254,82 @@ def check(trace_file, as_json) -> None:
 
         for v in verdicts:
             click.echo(printable(_verdict_line(v)))
+            if v["run_id"] in fixes:
+                click.echo(fixes[v["run_id"]])
         for p in trace.problems:
             click.echo(f"line {p.line}: {printable(p.message)}", err=True)
         click.echo(f"{len(verdicts)} run(s): " + ", ".join(
             f"{sum(1 for v in verdicts if v['outcome'] == outcome)} {outcome}" for outcome in OUTCOMES)
             + f"; {len(trace.problems)} problem line(s)", err=True)
     sys.exit(0 if all(v["ready"] for v in verdicts) and not trace.problems else 1)
+
+
+def _top_fixes(trace, trace_file: str, as_data: bool) -> dict[str, Any]:
+    """Each failing run's best proven fix: a line of text, or its data (None when nothing fixes it)."""
+    from tracetui.explain import explain
+    from tracetui.explain.report import proof_data, top_fix_line
+
+    out: dict[str, Any] = {}
+    for run_id, run in trace.runs.items():
+        if run.verdict()["ready"]:
+            continue
+        result = explain(run)
+        if as_data:
+            out[run_id] = proof_data(result.best, trace_file, 1, run_id) if result.best else None
+        else:
+            out[run_id] = top_fix_line(result, trace_file)
+    return out
+
+
+@main.command(name="explain")
+@click.argument("trace_file", type=click.Path())
+@click.option("--run", "run_id", default=None, help="Id of the failing run to explain (optional when only one failed).")
+@click.option("--json", "as_json", is_flag=True, help="Print the fixes as JSON.")
+@click.option("--limit", type=click.IntRange(1, 1000), default=5, show_default=True, help="Fixes to show at most.")
+def explain_(trace_file, run_id, as_json, limit) -> None:
+    """Find the smallest edits that fix a failing run, each proven by an offline replay.
+
+    \b
+    Candidate edits come from the run's own evidence (the failing event, its inputs,
+    its recorded responses); each is re-run, and only those that change the verdict
+    are shown: answer-ready fixes first, then those at the first failing boundary,
+    then the smallest. Each comes with the `tracetui replay` command that reproduces it.
+
+    Exit 0 when a fix was proven, 1 when none was, 2 when the input cannot be read.
+    """
+    from tracetui.explain import explain
+    from tracetui.explain.report import as_data, as_text
+    from tracetui.otel.detect import read_any
+    from tracetui.trace.safe_text import printable
+
+    try:
+        trace = read_any(trace_file)
+    except TraceReadError as exc:
+        click.echo(printable(f"error: {exc}"), err=True)
+        sys.exit(2)
+    except OSError as exc:
+        click.echo(printable(f"error: {trace_file}: {exc.strerror or exc}"), err=True)
+        sys.exit(2)
+    if run_id is None:
+        failing = [rid for rid, run in trace.runs.items() if not run.verdict()["ready"]]
+        if len(failing) != 1:
+            listed = ", ".join(failing[:12]) + (" …" if len(failing) > 12 else "")
+            click.echo(printable(f"error: {len(failing)} runs failed in {trace_file}; choose one with --run ID"
+                                 + (f": {listed}" if failing else "")), err=True)
+            sys.exit(2)
+        run_id = failing[0]
+    run = trace.runs.get(run_id)
+    if run is None:
+        known = ", ".join(list(trace.runs)[:12]) + (" …" if len(trace.runs) > 12 else "")
+        click.echo(printable(f"error: no run {run_id!r} in {trace_file}; runs: {known}"), err=True)
+        sys.exit(2)
+    result = explain(run)
+    if as_json:
+        click.echo(orjson.dumps(as_data(result, trace_file, limit), option=orjson.OPT_INDENT_2).decode())
+    else:
+        for line in as_text(result, trace_file, limit):
+            click.echo(line)
+    sys.exit(0 if result.fixes or result.before.get("ready") else 1)
 
 
 @main.command()

@@ -323,7 +323,8 @@ async def test_help_and_command_palette_list_the_actions(demo):
         await pilot.press("question_mark")
         await pilot.pause()
         text = screen_text(app)
-        for words in ("first failure", "next failure", "call partner", "status filter", "lane filter", "problems"):
+        for words in ("first failure", "next failed run", "same tool call", "status filter", "lane filter",
+                      "could not be read", "^p", "palette"):
             assert words in text
         await pilot.press("escape")
         from tracetui.ui.commands import palette_commands

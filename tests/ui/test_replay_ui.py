@@ -137,8 +137,9 @@ async def test_write_on_the_main_screen_exports_the_selected_run(scenarios_file)
         await open_run(pilot, "cross_tenant")
         await pilot.press("w")
         await pilot.pause()
-    out = Path(scenarios_file).parent / "scenarios.cross_tenant.edited.jsonl"
+    out = Path(scenarios_file).parent / "scenarios.cross_tenant.jsonl"  # as recorded: not named "edited"
     assert list(read_trace(out).runs) == ["cross_tenant"]
+    assert not list(Path(scenarios_file).parent.glob("*edited*"))
 
 
 def test_compare_view_snapshot(snap_compare, scenarios_file):
@@ -182,7 +183,7 @@ async def test_the_path_box_completes_editable_paths(scenarios_file):
         await pilot.press(*"/max_c", "right", "enter")
         await pilot.pause()
         assert box.value == "/inputs/budgets/max_calls"
-        assert "current (int) 4" in str(app.screen.query_one("#edit-current").render())
+        assert "current (whole number) 4" in str(app.screen.query_one("#edit-current").render())
 
 
 async def test_edit_on_a_run_without_its_inputs_line_says_why(tmp_path):

@@ -85,8 +85,8 @@ async def test_a_trace_under_a_directory_named_like_markup_can_be_written_from(t
         await pilot.pause()
         assert app.is_running
         wrote = [n for n in notifications(app) if n.message.startswith("wrote run")]
-    assert wrote and "/[/]/t.single.edited.jsonl" in wrote[0].message
-    assert (folder / "t.single.edited.jsonl").exists()
+    assert wrote and "/[/]/t.single.jsonl" in wrote[0].message  # an unedited run: no "edited" in its name
+    assert (folder / "t.single.jsonl").exists()
 
 
 async def test_a_file_name_with_an_action_link_stays_text(tmp_path):
@@ -99,13 +99,13 @@ async def test_a_file_name_with_an_action_link_stays_text(tmp_path):
         await pilot.pause()
         assert app.is_running
         wrote = [n for n in notifications(app) if n.message.startswith("wrote run")]
-        assert wrote and "[@click=app.quit]x.single.edited.jsonl" in wrote[0].message and not wrote[0].markup
+        assert wrote and "[@click=app.quit]x.single.jsonl" in wrote[0].message and not wrote[0].markup
         await pilot.pause()
-        assert "/[@click=app.quit]x.single.edited.jsonl" in screen_text(app)  # the toast shows the name as it is
+        assert "/[@click=app.quit]x.single.jsonl" in screen_text(app)  # the toast shows the name as it is
         for strip in screen_strips(app):
             for segment in strip:
                 assert "app.quit" not in str((segment.style.meta if segment.style else {}).get("@click")), segment
-    assert (tmp_path / "[@click=app.quit]x.single.edited.jsonl").exists()
+    assert (tmp_path / "[@click=app.quit]x.single.jsonl").exists()
 
 
 def _notify_calls() -> list[tuple[str, int, ast.Call]]:

@@ -12,11 +12,38 @@ from typing import Any
 
 import orjson
 
-from tracetui.replay.pointer import EditError, assign, format_pointer, list_index, parse_pointer, resolve
+from tracetui.replay.pointer import (
+    EditError, assign, format_pointer, list_index, no_field, parse_pointer, resolve,
+)
 from tracetui.trace.limits import MAX_DEPTH, too_deep
 from tracetui.trace.reader import RunData
 
 OVERRIDES = "response_overrides"
+ANY = "*"  # one path segment, whatever it is
+REST = "**"  # this segment and everything below it
+#: Objects whose keys are data, not a fixed set of fields: a new key there is a real edit (a new
+#: order id, an injected failure, a schema keyword, a vendor's field), anywhere else it is a typo.
+FREE_FORM: tuple[tuple[str, ...], ...] = (
+    ("inputs", "tool_data", "orders"),
+    ("inputs", "tool_data", "failures"),
+    ("inputs", "tools", ANY, "parameters", REST),
+    ("inputs", "responses", REST),
+    ("responses", ANY, "headers"),
+    ("responses", ANY, "body", REST),
+    ("responses", ANY, "events", REST),
+)
+
+
+def is_free_form(parts: list[str]) -> bool:
+    """Whether the object at ``parts`` takes new keys (see :data:`FREE_FORM`)."""
+    for pattern in FREE_FORM:
+        if REST in pattern:
+            head = pattern[:pattern.index(REST)]
+            if len(parts) >= len(head) and all(p in (ANY, q) for p, q in zip(head, parts)):
+                return True
+        elif len(parts) == len(pattern) and all(p in (ANY, q) for p, q in zip(pattern, parts)):
+            return True
+    return False
 
 
 def exchanges_of(run: RunData) -> list[dict[str, Any]]:
@@ -133,7 +160,8 @@ def parse_value(current: Any, text: str, *, exists: bool = True) -> Any:
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
-        raise EditError(f"not valid JSON ({_json_problem(exc)}); {_expected(current, exists)}") from None
+        shown = text if len(text) <= 30 else text[:29] + "…"
+        raise EditError(f"{_expected(current, exists)}; {shown!r} is not valid JSON: {_json_problem(exc)}") from None
     if too_deep(value):
         raise EditError(f"the value nests deeper than {MAX_DEPTH} levels")
     if not exists or current is None or value is None:
@@ -147,15 +175,26 @@ def parse_value(current: Any, text: str, *, exists: bool = True) -> Any:
     return value
 
 
+_EXAMPLES = {bool: "true", int: "4", float: "2.5", list: '["a", "b"]', dict: '{"key": "value"}'}
+
+
 def _expected(current: Any, exists: bool) -> str:
-    return f"expected {_type_name(current)}" if exists and current is not None else "type any JSON value"
+    if not exists or current is None:
+        return 'type any JSON value: text in double quotes ("like this"), a number, true, false, [...] or {...}'
+    example = _EXAMPLES.get(type(current))
+    return f"expected {_type_name(current)}" + (f", like {example}" if example else "")
 
 
 def _json_problem(exc: orjson.JSONDecodeError) -> str:
-    """A parser's message in words: where it stopped reading."""
+    """A parser's message in words: where it stopped reading, never its own jargon."""
     pos = getattr(exc, "pos", None)
-    return "it ends too early" if "end of data" in str(exc) else \
-        f"unexpected text at character {pos + 1}" if isinstance(pos, int) else "it cannot be read"
+    if "end of data" in str(exc):
+        return "it stops before it is complete: a bracket, brace or quote is not closed"
+    if pos == 0:
+        return "it cannot be read from its first character"
+    if isinstance(pos, int):
+        return f"it cannot be read from character {pos + 1} on"
+    return "it cannot be read"
 
 
 def edited_inputs(run: RunData, path: str, value: Any) -> dict[str, Any]:
@@ -171,9 +210,11 @@ def edited_inputs(run: RunData, path: str, value: Any) -> dict[str, Any]:
         assign({"inputs": inputs}, path, value)
     else:
         k = list_index(parts[1]) if len(parts) >= 2 else None
-        if k is None or k >= len(doc["responses"]):
-            raise EditError(f"/responses/…: the run has {len(doc['responses'])} exchange(s), numbered from 0")
-        exchange = copy.deepcopy(doc["responses"][k])
+        count = len(doc["responses"])
+        if k is None or k > count or (k == count and len(parts) > 2):
+            raise EditError(f"/responses/…: the run has {count} exchange(s), numbered from 0 "
+                            f"(/responses/{count} supplies a whole next exchange)")
+        exchange = copy.deepcopy(doc["responses"][k]) if k < count else None
         if len(parts) == 2:
             if not isinstance(value, dict):
                 raise EditError("an exchange is an object with status, headers and body")
@@ -186,13 +227,24 @@ def edited_inputs(run: RunData, path: str, value: Any) -> dict[str, Any]:
 
 
 def current_value(run: RunData, path: str) -> tuple[Any, bool]:
-    """The field's value and whether it exists (a new key under an existing object may be added)."""
+    """The field's value and whether it exists.
+
+    A field that does not exist may be added only where keys are data (:data:`FREE_FORM`),
+    or as ``/responses/N`` with N one past the last exchange (a whole exchange the run
+    never made, e.g. the answer a recording ran out before). Anywhere else a missing key
+    is a typo, refused with the nearest existing name.
+    """
     doc = editable_document(run)
     try:
         return resolve(doc, path), True
     except EditError:
         parts = parse_pointer(path)
+        if len(parts) == 2 and parts[0] == "responses" and list_index(parts[1]) == len(doc["responses"]):
+            return None, False
         parent = resolve(doc, format_pointer(parts[:-1])) if len(parts) > 1 else None
         if isinstance(parent, dict):
-            return None, False
+            if is_free_form(parts[:-1]):
+                return None, False
+            raise EditError(no_field(format_pointer(parts[:-1]) or "/", parts[-1], parent)
+                            + "; only a field that exists can be edited here") from None
         raise

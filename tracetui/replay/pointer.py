@@ -6,6 +6,7 @@ of their own, so the few lines of walking live here.
 """
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 
@@ -32,10 +33,18 @@ def format_pointer(parts: list[str | int]) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
+def no_field(where: str, part: str, keys: Any) -> str:
+    """Words for a field that is not there, with the nearest existing name when one is close (a typo)."""
+    names = [k for k in keys if isinstance(k, str)]
+    close = difflib.get_close_matches(part, names, n=1, cutoff=0.75) if len(part) <= 200 else []
+    hint = f" (did you mean {_short(close[0])}?)" if close else ""
+    return f"{where}: no field {_short(part)} here{hint}"
+
+
 def _step(node: Any, part: str, where: str) -> Any:
     if isinstance(node, dict):
         if part not in node:
-            raise EditError(f"{where}: no field {_short(part)} here")
+            raise EditError(no_field(where, part, node))
         return node[part]
     if isinstance(node, list):
         index = list_index(part)

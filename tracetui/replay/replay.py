@@ -69,9 +69,24 @@ def replay(run: RunData, edits: list[tuple[str, Any]] = ()) -> ReplayOutcome:
         # the id the records were written with (a listed name may carry a "#2" for a repeated id)
         result = run_inputs((run.run or {}).get("run_id", run.run_id), current.inputs)
     except Exception as exc:  # noqa: BLE001 - an edit the loop cannot take must not crash the caller
-        raise EditError(f"cannot re-run with this edit: {type(exc).__name__}: {exc}") from exc
+        raise EditError(f"cannot re-run with this edit: {loop_failure_words(exc)}") from exc
     replayed = run_data_from_records(result.records)
     return ReplayOutcome(run, replayed, list(edits), diff_events(run.events, replayed.events))
+
+
+def loop_failure_words(exc: BaseException) -> str:
+    """Why the loop stopped on an edited input, in words rather than the exception's own message."""
+    module = type(exc).__module__ or ""
+    if module.startswith(("jsonschema", "referencing")):
+        return "a tool's parameters are not a JSON Schema the loop can check arguments with " \
+               "(a $ref that points nowhere, or a keyword of the wrong type)"
+    if isinstance(exc, (TypeError, ValueError, ArithmeticError)):
+        return "a value has a type or form the loop cannot work with (text where a number is needed, say)"
+    if isinstance(exc, (KeyError, IndexError)):
+        return "a field the loop needs is missing from the edited inputs"
+    if isinstance(exc, RecursionError):
+        return "the edited inputs nest too deeply"
+    return "the loop stopped on it"
 
 
 def _facts(event: dict[str, Any]) -> dict[str, Any]:

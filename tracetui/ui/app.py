@@ -12,7 +12,11 @@ from tracetui.trace.safe_text import printable
 from tracetui.otel.detect import open_any
 from tracetui.trace.source import TraceSource
 from tracetui.ui.commands import TraceCommands
-from tracetui.ui.screens.help import HelpScreen
+from tracetui.ui.screens.compare import CompareScreen
+from tracetui.ui.screens.edit import EditScreen
+from tracetui.ui.screens.fixes import FixesScreen
+from tracetui.ui.screens.help import HelpScreen, key_rows, screen_sections
+from tracetui.ui.screens.inputs import InputsScreen
 from tracetui.ui.screens.main import MainScreen
 from tracetui.ui.screens.problems import ProblemsScreen
 
@@ -24,10 +28,15 @@ class TraceApp(App[None]):
     CSS_PATH = "styles/app.tcss"
     COMMANDS = App.COMMANDS | {TraceCommands}
     BINDINGS = [
-        Binding("question_mark", "help", "help", key_display="?", id="help"),
-        Binding("p", "problems", "problems", show=False, id="problems"),
+        Binding("question_mark", "help", "help", key_display="?", tooltip="this help: every key that works here",
+                id="help"),
+        Binding("p", "problems", "problems", show=False, tooltip="lines of the file that could not be read",
+                id="problems"),
         Binding("q", "quit", "quit", id="quit"),
     ]
+    #: The other screens' keys, listed in the help after the keys of the screen it was opened over.
+    OTHER_SCREENS = [("in the fixes panel (E)", FixesScreen), ("in the inputs tree (i)", InputsScreen),
+                     ("in the editor (e)", EditScreen), ("in the compare view", CompareScreen)]
 
     def __init__(self, source: TraceSource) -> None:
         super().__init__()
@@ -37,9 +46,13 @@ class TraceApp(App[None]):
         return MainScreen(self.source)
 
     def action_help(self) -> None:
-        if not isinstance(self.screen, HelpScreen):
-            main = self.get_default_screen_instance()
-            self.push_screen(HelpScreen([("runs and steps", list(main.BINDINGS)), ("app", list(self.BINDINGS))]))
+        """Every key that works on the current screen, in the order they are resolved, then the other screens'."""
+        if isinstance(self.screen, HelpScreen):
+            return
+        sections, focus_order = screen_sections(self.screen)
+        elsewhere = [(title, key_rows(screen.BINDINGS, self.get_key_display)) for title, screen in self.OTHER_SCREENS
+                     if not isinstance(self.screen, screen)]
+        self.push_screen(HelpScreen(sections, focus_order, elsewhere))
 
     def action_problems(self) -> None:
         if not isinstance(self.screen, ProblemsScreen):

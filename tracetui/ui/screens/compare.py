@@ -1,8 +1,11 @@
-"""The original run beside its edited re-run: both sets of lanes and what changed.
+"""The original run above its edited re-run: both sets of lanes on one step axis, and what changed.
 
 The re-run itself happens in the core (``tracetui.replay``) on a worker thread;
 this screen only shows the outcome, keeps editing the new run on request, and
-writes it to a new file. The original trace is never modified.
+writes it to a new file. The original trace is never modified. The two runs share
+one step cursor (←→), so every step of both stays reachable at any width; the
+screen scrolls (↑↓, page keys, home, end) when it is taller than the terminal. Quitting with a
+re-run that was never written asks first.
 """
 from __future__ import annotations
 
@@ -12,16 +15,18 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
+from tracetui.explain.candidate import brief
 from tracetui.replay.pointer import EditError
 from tracetui.replay.replay import EventChange, ReplayOutcome, replay_further
 from tracetui.replay.save import save_records
 from tracetui.trace.format import OUTCOME_ICONS
 from tracetui.trace.safe_text import one_line, printable
 from tracetui.trace.source import entry_from_run
+from tracetui.ui.screens.confirm import ConfirmQuit
 from tracetui.ui.screens.edit import EditScreen
 from tracetui.ui.widgets.swimlanes import SwimLanes
 from tracetui.ui.widgets.verdict import VerdictBanner
@@ -37,6 +42,11 @@ def verdict_words(verdict: dict[str, Any]) -> str:
     if ff:
         return printable(f"{ff.get('lane')} failed at step {ff.get('seq')} ({ff.get('code')})")
     return printable(f"{verdict.get('outcome', 'failed')}: {verdict.get('status', '?')}")
+
+
+def edits_words(edits: list[tuple[str, Any]], limit: int = 60) -> str:
+    """``path = value`` for each edit, in the order they were applied."""
+    return "; ".join(f"{path} = {brief(value, limit)}" for path, value in edits) or "no edit"
 
 
 def change_line(change: EventChange) -> Text:
@@ -66,20 +76,24 @@ def key_hints(bindings: list[Binding]) -> Text:
     """One line of keys. A Footer builds a widget per key: about a third of this screen's cost to draw."""
     line = Text()
     for b in bindings:
-        line.append(f" {b.key_display or b.key} ", "bold #ffaf00")
-        line.append(f"{b.description} ")
+        if b.show:
+            line.append(f" {b.key_display or b.key} ", "bold #ffaf00")
+            line.append(f"{b.description} ")
     return line
 
 
 class CompareScreen(Screen[None]):
-    """Original on the left, edited on the right; the differing events below."""
+    """Original above, edited below, on one step axis; the differing events below both."""
 
     CSS_PATH = "../styles/replay.tcss"
 
     BINDINGS = [
-        Binding("escape", "back", "back to original", key_display="esc", id="compare.back"),
+        Binding("escape", "back", "back", key_display="esc", id="compare.back"),
+        Binding("right", "step(1)", "steps", key_display="←→", id="compare.step_next"),
+        Binding("left", "step(-1)", "previous step", show=False, id="compare.step_prev"),
         Binding("e", "edit_again", "edit again", id="compare.edit"),
-        Binding("w", "write", "write edited run", id="compare.write"),
+        Binding("w", "write", "write", id="compare.write"),
+        Binding("q", "quit", "quit", id="compare.quit"),
     ]
 
     def __init__(self, outcome: ReplayOutcome, original_path: str | None) -> None:
@@ -89,31 +103,38 @@ class CompareScreen(Screen[None]):
         self.written: str | None = None
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="compare-sides"):
+        with VerticalScroll(id="compare-scroll"):
             with Vertical(id="compare-original", classes="compare-side"):
                 yield VerdictBanner(id="verdict-original")
                 yield SwimLanes(id="lanes-original")
             with Vertical(id="compare-edited", classes="compare-side"):
+                yield Static(id="compare-edits")
                 yield VerdictBanner(id="verdict-edited")
                 yield SwimLanes(id="lanes-edited")
-        yield Static(id="compare-summary")
-        with VerticalScroll(id="compare-changes"):
+            yield Static(id="compare-summary")
             yield Static(id="compare-list")
         yield Static(key_hints(self.BINDINGS), id="compare-keys")
 
     def on_mount(self) -> None:
         self.show_outcome()
+        self.query_one("#compare-scroll").focus()
 
     def show_outcome(self) -> None:
         o = self.outcome
         before, after = entry_from_run(o.original), entry_from_run(o.replayed)
         self.query_one("#compare-original").border_title = "original"
-        edits = ", ".join(printable(p) for p, _ in o.edits) or "no edit"
-        self.query_one("#compare-edited").border_title = Text(one_line(f"edited: {edits}", 70))  # never markup
+        edits = edits_words(o.edits)
+        paths = ", ".join(printable(path) for path, _ in o.edits) or "no edit"
+        self.query_one("#compare-edited").border_title = Text(one_line(f"edited: {paths}", 100))  # never markup
+        self.query_one("#compare-edits", Static).update(
+            Text.assemble(("edit  ", "dim"), (printable(edits), "bold")))
         self.query_one("#verdict-original", VerdictBanner).show(before)
         self.query_one("#verdict-edited", VerdictBanner).show(after)
-        self.query_one("#lanes-original", SwimLanes).show_run(before, o.original.events)
-        self.query_one("#lanes-edited", SwimLanes).show_run(after, o.replayed.events)
+        original = self.query_one("#lanes-original", SwimLanes)
+        original.show_run(before, o.original.events)
+        edited = self.query_one("#lanes-edited", SwimLanes)
+        edited.show_run(after, o.replayed.events)
+        edited.move_to(original.cursor)  # one step cursor for both: step n above step n
         summary = Text.assemble(
             (verdict_words(o.before), "red" if not o.before["ready"] else "green"), "  →  ",
             (verdict_words(o.after), "green" if o.after["ready"] else "red"),
@@ -127,8 +148,30 @@ class CompareScreen(Screen[None]):
         self.query_one("#compare-list", Static).update(lines)
 
     # -- actions ----------------------------------------------------------------------------
+    def _lanes(self) -> list[SwimLanes]:
+        return list(self.query(SwimLanes))
+
+    def action_step(self, delta: int) -> None:
+        """Both runs' cursors move together: step n of one is under step n of the other."""
+        for lanes in self._lanes():
+            lanes.move_to(lanes.cursor + delta)
+
     def action_back(self) -> None:
         self.dismiss(None)
+
+    def action_quit(self) -> None:
+        if self.written or not self.outcome.edits:
+            self.app.exit()
+            return
+        self.app.push_screen(ConfirmQuit("The edited re-run is not written to a file: quitting loses it."),
+                             self._quit_choice)
+
+    def _quit_choice(self, choice: str | None) -> None:
+        if choice == "write":
+            if self.action_write():
+                self.app.exit()
+        elif choice == "quit":
+            self.app.exit()
 
     def action_edit_again(self) -> None:
         last = self.outcome.edits[-1][0] if self.outcome.edits else "/inputs/user_input"
@@ -150,12 +193,13 @@ class CompareScreen(Screen[None]):
         self.written = None
         self.show_outcome()
 
-    def action_write(self) -> None:
+    def action_write(self) -> bool:
         try:
             path = save_records(self.outcome.records, self.original_path, self.outcome.replayed.run_id)
         except OSError as exc:
             self.notify(f"could not write: {printable(exc.strerror or str(exc))}", severity="error", markup=False)
-            return
+            return False
         self.written = str(path)
         self.notify(f"wrote the edited run to {printable(str(path))}", markup=False)
         self.show_outcome()
+        return True

@@ -1,9 +1,12 @@
 """Edit one field of a run before re-running it.
 
 Everything is validated by the core (``tracetui.replay.edit``) as the user types:
-the path must exist (or be a new key of an existing object), the value must be
-JSON of the field's type (string fields take text as typed). Nothing runs until
-the edit is valid; Enter applies, Escape cancels.
+the path must exist (or be a new key where keys are data: a typo is refused with the
+nearest field), the value must be JSON of the field's type (string fields take text
+as typed). When the path changes, the value box follows it, unless the user has
+typed a value of their own. An object or a list is edited as JSON over several lines.
+Nothing runs until the edit is valid; Enter (ctrl+s in the JSON editor) applies,
+Escape cancels.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Label, Static, TextArea
 
 from tracetui.loop.inputs import inputs_problem
 from tracetui.replay.edit import current_value, editable_paths, edited_inputs, parse_value
@@ -26,11 +29,15 @@ from tracetui.trace.redact import redact_text
 from tracetui.trace.safe_text import printable
 
 
-def value_text(value: Any) -> str:
+def value_text(value: Any, pretty: bool = False) -> str:
     """How a current value is offered for editing: strings as they are, everything else as JSON."""
     if isinstance(value, str):
         return value
-    return orjson.dumps(value).decode()
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2 if pretty else 0).decode()
+
+
+def is_container(value: Any) -> bool:
+    return isinstance(value, (dict, list))
 
 
 class EditScreen(ModalScreen[tuple[str, Any] | None]):
@@ -38,13 +45,18 @@ class EditScreen(ModalScreen[tuple[str, Any] | None]):
 
     CSS_PATH = "../styles/replay.tcss"
 
-    BINDINGS = [Binding("escape", "cancel", "cancel", id="edit.cancel")]
+    BINDINGS = [
+        Binding("escape", "cancel", "cancel", id="edit.cancel"),
+        Binding("ctrl+s", "apply", "re-run with this edit", priority=True, id="edit.apply"),
+    ]
 
     def __init__(self, run: RunData, path: str, title: str = "") -> None:
         super().__init__()
         self.run = run
         self.initial_path = path
         self.title_text = title
+        self.filled: str | None = None  # what the value box was filled with for the current path
+        self.multiline = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="edit-box"):
@@ -55,49 +67,82 @@ class EditScreen(ModalScreen[tuple[str, Any] | None]):
             yield Static("", id="edit-current")
             yield Label("new value", classes="edit-label")
             yield Input("", id="edit-value")
+            yield TextArea("", id="edit-json", soft_wrap=False, tab_behavior="indent")
             yield Static("", id="edit-error")
-            yield Static(Text("enter re-run with this edit · esc cancel · the original trace is never modified",
-                              style="dim"), id="edit-help")
+            yield Static("", id="edit-help")
 
     def on_mount(self) -> None:
         self._load_current(self.initial_path, fill=True)
-        self.query_one("#edit-value", Input).focus()
+        self._value_widget().focus()
+
+    # -- the value box: one line for a value, several for an object or list ------------------------
+    def _value_widget(self) -> Input | TextArea:
+        return self.query_one("#edit-json", TextArea) if self.multiline else self.query_one("#edit-value", Input)
+
+    def _value(self) -> str:
+        widget = self._value_widget()
+        return widget.text if isinstance(widget, TextArea) else widget.value
+
+    def _set_value(self, text: str, multiline: bool) -> None:
+        self.multiline = multiline
+        self.query_one("#edit-value", Input).display = not multiline
+        self.query_one("#edit-json", TextArea).display = multiline
+        if multiline:
+            self.query_one("#edit-json", TextArea).load_text(text)
+        else:
+            self.query_one("#edit-value", Input).value = text
+        self.filled = text
+        keys = "ctrl+s re-run with this edit" if multiline else "enter re-run with this edit"
+        self.query_one("#edit-help", Static).update(
+            Text(f"{keys} · esc cancel · the original trace is never modified", style="dim"))
 
     def _load_current(self, path: str, fill: bool) -> None:
         current = self.query_one("#edit-current", Static)
         try:
             value, exists = current_value(self.run, path)
         except EditError as exc:
-            current.update(Text("no such field: " + printable(str(exc)), style="yellow"))
+            current.update(Text("✗ " + printable(str(exc)), style="yellow"))
             return
         if not exists:
-            current.update(Text("new key: any JSON value", style="dim"))
+            current.update(Text("a new field: type any JSON value", style="dim"))
+            if fill:
+                self._set_value("", self.multiline)
             return
-        kind = type(value).__name__ if value is not None else "null"
+        kind = {dict: "object", list: "list", str: "text", bool: "true/false", int: "whole number",
+                float: "number"}.get(type(value), "null")
         shown = printable(value_text(value))
         current.update(Text.assemble(("current ", "dim"), (f"({kind}) ", "dim"),
                                      shown if len(shown) < 400 else shown[:399] + "…"))
         if fill:
-            self.query_one("#edit-value", Input).value = redact_text(value_text(value))  # a secret is never shown
+            self._set_value(redact_text(value_text(value, pretty=is_container(value))), is_container(value))  # never shows a secret
+        elif is_container(value) != self.multiline:  # the field's kind decides the box; what was typed moves along
+            typed, filled = self._value(), self.filled
+            self._set_value(typed, is_container(value))
+            self.filled = filled
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "edit-path":
-            self._load_current(event.value, fill=False)
+            # the value follows the path unless the user typed one of their own: a stale value from the
+            # previous field must never be applied to this one
+            untouched = self.filled is not None and self._value() == self.filled
+            self._load_current(event.value.strip(), fill=untouched)
+        self.query_one("#edit-error", Static).update("")
+
+    def on_text_area_changed(self) -> None:
         self.query_one("#edit-error", Static).update("")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         if event.input.id == "edit-path":
-            self._load_current(event.value, fill=True)
-            self.query_one("#edit-value", Input).focus()
+            self._load_current(event.value.strip(), fill=True)
+            self._value_widget().focus()
             return
         self.apply()
 
     def validate(self) -> tuple[str, Any]:
         path = self.query_one("#edit-path", Input).value.strip()
-        text = self.query_one("#edit-value", Input).value
         current, exists = current_value(self.run, path)
-        value = parse_value(current, text, exists=exists)
+        value = parse_value(current, self._value(), exists=exists)
         problem = inputs_problem(edited_inputs(self.run, path, value))  # a dry run of the edit
         if problem:
             raise EditError(f"cannot re-run: {problem}")
@@ -110,6 +155,9 @@ class EditScreen(ModalScreen[tuple[str, Any] | None]):
             self.query_one("#edit-error", Static).update(Text("✗ " + printable(str(exc)), style="bold red"))
             return
         self.dismiss(result)
+
+    def action_apply(self) -> None:
+        self.apply()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -1,12 +1,21 @@
-"""The help screen: every key, what the colours mean, generated from the live bindings."""
+"""The help screen: every key, in the order Textual resolves them, and what the colours mean.
+
+Built from the live bindings of the screen it was opened over (``Screen.active_bindings``):
+the focused pane's own keys first, then the screen's, then the app's (the command
+palette included), so it can never list a key that does not work or miss one that does.
+The panes are listed in their real ``tab`` order.
+"""
 from __future__ import annotations
 
+from typing import Iterable
+
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 LEGEND = [
@@ -19,14 +28,41 @@ LEGEND = [
     ("✗ denied◀", "bold bright_white on red", "the first failing boundary (also ▶ on its lane)"),
     ("─ not reached", "dim", "a lane the run never got to"),
 ]
+#: What each focusable pane is called, for the tab order.
+PANE_NAMES = {"filter": "filter box", "runs": "run list", "lanes": "lane summary", "swimlanes": "swimlanes",
+              "detail": "event detail", "compare-scroll": "compare view"}
+
+Row = tuple[str, str]
+ARROWS = {"down": "↓", "up": "↑", "left": "←", "right": "→"}
 
 
-def key_rows(bindings: list[Binding]) -> list[tuple[str, str]]:
-    rows = []
+def describe(binding: Binding) -> str:
+    """A binding's words for the help: its tooltip when it has one (the footer label is kept short)."""
+    return binding.tooltip or binding.description or binding.action.replace("_", " ")
+
+
+def key_rows(bindings: Iterable[Binding], display=lambda b: b.key_display or b.key) -> list[Row]:
+    rows, seen = [], set()
     for b in bindings:
-        if b.description:
-            rows.append((b.key_display or b.key, b.description))
+        if (b.key, b.action) in seen:
+            continue
+        seen.add((b.key, b.action))
+        rows.append((ARROWS.get(b.key) or display(b), describe(b)))  # one arrow per row, whatever the footer shows
     return rows
+
+
+def screen_sections(screen: Screen) -> tuple[list[tuple[str, list[Row]]], list[str]]:
+    """The keys that work on ``screen`` right now, grouped by who handles them, and its panes' tab order."""
+    app = screen.app
+    groups: dict[int, tuple[str, list[Binding]]] = {}
+    for active in screen.active_bindings.values():
+        node = active.node
+        title = ("app" if node is app else getattr(screen, "HELP_TITLE", "this screen") if node is screen
+                 else PANE_NAMES.get(node.id or "", type(node).__name__.lower()))
+        groups.setdefault(id(node), (title, []))[1].append(active.binding)
+    sections = [(title, key_rows(bindings, app.get_key_display)) for title, bindings in groups.values()]
+    order = [PANE_NAMES.get(w.id or "", type(w).__name__.lower()) for w in screen.focus_chain]
+    return sections, order
 
 
 class HelpScreen(ModalScreen[None]):
@@ -37,9 +73,12 @@ class HelpScreen(ModalScreen[None]):
                                   border: round $accent; background: $surface; padding: 0 1; }
     """
 
-    def __init__(self, sections: list[tuple[str, list[Binding]]]) -> None:
+    def __init__(self, sections: list[tuple[str, list[Row]]], focus_order: list[str] | None = None,
+                 elsewhere: list[tuple[str, list[Row]]] | None = None) -> None:
         super().__init__()
         self.sections = sections
+        self.focus_order = focus_order or []
+        self.elsewhere = elsewhere or []
 
     def compose(self) -> ComposeResult:
         with VerticalScroll() as scroll:
@@ -47,20 +86,21 @@ class HelpScreen(ModalScreen[None]):
             yield Static(self._keys())
             yield Static(self._legend())
 
-    def _keys(self) -> Table:
-        table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold cyan", no_wrap=True, min_width=14)
-        table.add_column()
-        for title, bindings in self.sections:
-            table.add_row(Text(title, style="bold underline"), "")
-            for key, description in key_rows(bindings):
+    def _keys(self) -> Group:
+        """One titled grid per section; the titles stand apart so they never widen the key column."""
+        parts: list[Text | Table] = []
+        sections = [*self.sections, *self.elsewhere]
+        if self.focus_order:
+            sections.insert(0, ("panes", [("tab / shift+tab", "next / previous pane: " + " → ".join(self.focus_order))]))
+        for title, rows in sections:
+            parts.append(Text(title, style="bold underline"))
+            table = Table.grid(padding=(0, 2))
+            table.add_column(style="bold cyan", no_wrap=True, width=15)
+            table.add_column()
+            for key, description in rows:
                 table.add_row(Text(key), Text(description))
-        table.add_row(Text("tab", style="bold cyan"), "next pane (runs, swimlanes, detail, lane summary)")
-        table.add_row(Text("in the compare view", style="bold underline"), "")
-        table.add_row(Text("e"), Text("edit the edited run again"))
-        table.add_row(Text("w"), Text("write the edited run to a new file (the original is never modified)"))
-        table.add_row(Text("esc"), Text("back to the original"))
-        return table
+            parts.append(table)
+        return Group(*parts)
 
     def _legend(self) -> Table:
         table = Table.grid(padding=(0, 2))

@@ -6,6 +6,7 @@ the core's RunEntry rows.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any, Sequence
 
 from rich.text import Text
@@ -22,33 +23,45 @@ from tracetui.trace.reader import TraceReadError
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry, TraceSource
 from tracetui.ui.model import RunQuery, call_ids_of, lane_counts
+from tracetui.ui.screens.explain_actions import EXPLAIN_BINDINGS, ExplainActions
 from tracetui.ui.screens.replay_actions import REPLAY_BINDINGS, ReplayActions
 from tracetui.ui.widgets.detail import DetailPane
+from tracetui.ui.widgets.filter_box import FilterBox
 from tracetui.ui.widgets.header import HeaderBar
 from tracetui.ui.widgets.lane_summary import LaneSummary
 from tracetui.ui.widgets.run_list import RunList
 from tracetui.ui.widgets.swimlanes import SwimLanes
 from tracetui.ui.widgets.verdict import VerdictBanner
 
-#: Shown in the footer, the help screen and the command palette (ids allow keymaps).
+#: Shown in the footer (short labels: it must fit 80 columns whole), the help screen (the tooltip,
+#: when there is one) and the command palette; ids allow keymaps.
 MAIN_BINDINGS = [
-    Binding("down", "run(1)", "runs", key_display="↑↓", id="run_next"),
+    Binding("down", "run(1)", "runs", key_display="↑↓", tooltip="next run", id="run_next"),
     Binding("up", "run(-1)", "previous run", show=False, key_display="↑", id="run_prev"),
-    Binding("right", "step(1)", "steps", key_display="←→", id="step_next"),
+    Binding("right", "step(1)", "next step", show=False, key_display="→", id="step_next"),
     Binding("left", "step(-1)", "previous step", show=False, key_display="←", id="step_prev"),
-    Binding("f", "first_failure", "first failure", id="first_failure"),
-    Binding("n", "next_failure(1)", "next failure", key_display="n", id="next_failure"),
-    Binding("N", "next_failure(-1)", "previous failure", show=False, id="prev_failure"),
-    Binding("c", "partner(1)", "call partner", show=False, id="partner_next"),
+    Binding("f", "first_failure", "first failure", show=False, tooltip="this run's first failure", id="first_failure"),
+    Binding("n", "next_failure(1)", "next fail", key_display="n",
+            tooltip="next failed run, at its first failure", id="next_failure"),
+    Binding("N", "next_failure(-1)", "previous failure", show=False, tooltip="previous failed run",
+            id="prev_failure"),
+    *EXPLAIN_BINDINGS[:1],
+    *REPLAY_BINDINGS,
+    *EXPLAIN_BINDINGS[1:],
+    Binding("c", "partner(1)", "call partner", show=False, tooltip="next event of the same tool call",
+            id="partner_next"),
     Binding("C", "partner(-1)", "previous call partner", show=False, id="partner_prev"),
-    Binding("slash", "search", "search", key_display="/", id="search"),
+    Binding("slash", "search", "search", key_display="/", tooltip="filter runs by text (enter or ↓ back to the list)",
+            id="search"),
     Binding("t", "cycle('status')", "status filter", show=False, id="status_filter"),
     Binding("l", "cycle('lane')", "lane filter", show=False, id="lane_filter"),
     Binding("s", "cycle('sort')", "sort", show=False, id="sort"),
     Binding("x", "clear_filters", "clear filters", show=False, id="clear_filters"),
     Binding("escape", "clear_search", "clear search", show=False, key_display="esc", id="clear_search"),
-    *REPLAY_BINDINGS,
 ]
+#: Keys the filter box hands to the screen when, as text, they would leave no run to show.
+#: Quitting is not among them: a typo must never close the app.
+FILTER_HANDS_OVER = frozenset(b.key for b in MAIN_BINDINGS if len(b.key) == 1) | {"question_mark"}
 
 
 class ScanProgress(Message):
@@ -60,8 +73,9 @@ class ScanProgress(Message):
         self.fraction, self.done, self.error, self.fatal = fraction, done, error, fatal
 
 
-class MainScreen(ReplayActions, Screen):
+class MainScreen(ReplayActions, ExplainActions, Screen):
     BINDINGS = MAIN_BINDINGS
+    HELP_TITLE = "runs and steps"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-normal"), (180, "-wide")]
 
     def __init__(self, source: TraceSource) -> None:
@@ -82,7 +96,7 @@ class MainScreen(ReplayActions, Screen):
         yield ProgressBar(id="scan", show_eta=False)
         with Horizontal(id="body"):
             with Vertical(id="runs-pane"):
-                yield Input(placeholder="/ filter runs…", id="filter")
+                yield FilterBox(placeholder="/ filter runs…", id="filter")
                 yield Label(id="query")
                 yield RunList(id="runs")
                 yield LaneSummary(id="lanes")
@@ -90,7 +104,7 @@ class MainScreen(ReplayActions, Screen):
                 yield VerdictBanner(id="verdict")
                 yield SwimLanes(id="swimlanes")
                 yield DetailPane(id="detail")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#runs-pane").border_title = "Runs"
@@ -236,8 +250,6 @@ class MainScreen(ReplayActions, Screen):
         self.query_one(RunList).focus()
 
     def _set_query(self, **changes: Any) -> None:
-        from dataclasses import replace
-
         self.query_state = replace(self.query_state, **changes)
         self.apply_query()
 
@@ -287,7 +299,21 @@ class MainScreen(ReplayActions, Screen):
         self.query_one(SwimLanes).select_seq(seq)
 
     def action_search(self) -> None:
-        self.query_one("#filter", Input).focus()
+        # focus now, not after a refresh (Widget.focus defers): keys typed right after `/` belong to the box
+        self.set_focus(self.query_one("#filter", Input))
+
+    def filter_hands_over(self, text: str, key: str) -> bool:
+        """Whether a key typed in the filter box is meant for the screen: one of its keys that, as
+        text, would turn a search that finds runs into one that finds none (FilterBox then hands it
+        over). A search that already finds nothing is being typed: its keys stay text."""
+        runs = self.query_one(RunList)
+        if key not in FILTER_HANDS_OVER or not runs.view:
+            return False
+        query = replace(self.query_state, text=text)
+        return not any(query.matches(self.entries[i]) for i in runs.view)
+
+    def leave_filter(self) -> None:
+        self.set_focus(self.query_one(RunList))
 
     def action_clear_search(self) -> None:
         box = self.query_one("#filter", Input)

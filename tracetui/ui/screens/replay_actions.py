@@ -26,8 +26,9 @@ from tracetui.ui.widgets.run_list import RunList
 from tracetui.ui.widgets.swimlanes import SwimLanes
 
 REPLAY_BINDINGS = [
-    Binding("e", "edit", "edit & re-run", id="edit"),
-    Binding("w", "write_run", "write run", show=False, id="write"),
+    Binding("e", "edit", "edit", tooltip="edit the field behind the selected step and re-run", id="edit"),
+    Binding("w", "write_run", "write run", show=False, tooltip="write the selected run, as recorded, to a new file",
+            id="write"),
 ]
 
 
@@ -92,8 +93,8 @@ class ReplayActions:
             return
         entry, run = selected
         records = [r for r in (run.run, *run.events, run.summary) if r is not None]
-        try:
-            path = save_records(records, self.source_path(entry), entry.run_id)
+        try:  # as recorded, not edited: the file's name must not say "edited"
+            path = save_records(records, self.source_path(entry), entry.run_id, edited=False)
         except OSError as exc:
             self.notify(f"could not write: {printable(exc.strerror or str(exc))}", severity="error", markup=False)  # type: ignore[attr-defined]
             return

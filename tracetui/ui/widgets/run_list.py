@@ -20,7 +20,7 @@ from textual.strip import Strip
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry
 from tracetui.trace.verdict import INCOMPLETE
-from tracetui.ui.model import LANE_ABBR, run_icon
+from tracetui.ui.model import LANE_ABBR, LANE_SHORT, run_icon
 
 ICON_STYLES = {"✓": Style(color="green"), "!": Style(color="yellow", bold=True),
                "✗": Style(color="red", bold=True), "…": Style(color="bright_black")}
@@ -37,10 +37,10 @@ class RunList(ScrollView, can_focus=True, inherit_bindings=False):
     """Rows of runs; the cursor is an index into the current view."""
 
     BINDINGS = [
-        Binding("pageup", "page(-1)", show=False),
-        Binding("pagedown", "page(1)", show=False),
-        Binding("home", "edge(0)", show=False),
-        Binding("end", "edge(1)", show=False),
+        Binding("pageup", "page(-1)", "a page of runs up", show=False),
+        Binding("pagedown", "page(1)", "a page of runs down", show=False),
+        Binding("home", "edge(0)", "first run", show=False),
+        Binding("end", "edge(1)", "last run", show=False),
     ]
     COMPONENT_CLASSES = {"run-list--cursor", "run-list--dim"}
     DEFAULT_CSS = """
@@ -162,11 +162,13 @@ class RunList(ScrollView, can_focus=True, inherit_bindings=False):
 
     @staticmethod
     def columns(width: int) -> tuple[bool, bool, bool, bool]:
-        """Which optional columns fit: (lane, status, counts, scenario)."""
-        return width >= 28, width >= 60, width >= 40, width >= 90
+        """Which optional columns fit: (lane, status, counts, scenario). The failing lane always does,
+        in short words when the list is narrow: it is what the list is for."""
+        return True, width >= 60, width >= 40, width >= 90
 
     def row_segments(self, entry: RunEntry, width: int, style: Style, selected: bool) -> list[Segment]:
         show_lane, show_status, show_counts, show_scenario = self.columns(width)
+        narrow = width < 28
         icon = run_icon(entry)
         right: list[tuple[str, Style | None]] = []
         if show_scenario:
@@ -178,11 +180,14 @@ class RunList(ScrollView, can_focus=True, inherit_bindings=False):
             status = entry.status if entry.complete else f"{entry.status}*"
             right.append((fit(printable(status), 17) + " ", None))
         if show_lane:
-            lane = "ready" if entry.ready else "incompl." if entry.outcome == INCOMPLETE \
-                else LANE_ABBR.get(entry.failing_lane or "", "—")
+            names = LANE_SHORT if narrow else LANE_ABBR
+            lane = "ready" if entry.ready else ("…" if narrow else "incompl.") if entry.outcome == INCOMPLETE \
+                else names.get(entry.failing_lane or "", "—")
             if entry.ready and entry.recovered:
-                lane = f"ready {entry.recovered}↺"
-            right.append((set_cell_size(lane, 9) + " ", ICON_STYLES.get(icon)))
+                lane = f"{entry.recovered}↺" if narrow else f"ready {entry.recovered}↺"
+            elif entry.ready and narrow:
+                lane = ""  # the ✓ says it: the room goes to the run's name
+            right.append((set_cell_size(lane, 7 if narrow else 9) + " ", ICON_STYLES.get(icon)))
         if show_counts:
             right.append((set_cell_size(f"{entry.model_calls}m {entry.tool_calls}t", 6), Style(dim=True)))
         right_len = sum(cell_len(t) for t, _ in right)

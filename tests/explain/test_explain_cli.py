@@ -1,0 +1,113 @@
+"""The explain command and `check --explain`: text, JSON, commands that paste, errors in words."""
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tracetui.cli import main
+from tracetui.explain.candidate import Edit
+from tracetui.explain.command import replay_command, set_text
+from tracetui.trace.reader import read_trace
+from tracetui.trace.writer import write_trace
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+SCENARIOS = ROOT / "sample_traces" / "scenarios.jsonl"
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_explain_prints_verdicts_path_value_and_a_command_per_fix():
+    out = invoke("explain", str(SCENARIOS), "--run", "cross_tenant")
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert lines[0] == "✗ permission_denied @ authorization 4  run cross_tenant"
+    assert " 1. the model should have called read_order with order_id o-1" in lines
+    assert '    /responses/0/body/output/0/arguments = {"order_id":"o-1"}' in lines
+    assert "    ✗ permission_denied @ authorization 4  →  ✓ answer_ready" in lines
+    assert (f"    tracetui replay {SCENARIOS} --run cross_tenant --set "
+            "'/responses/0/body/output/0/arguments={\"order_id\":\"o-1\"}'") in lines
+
+
+def test_explain_json_is_the_same_as_data():
+    out = invoke("explain", str(SCENARIOS), "--run", "truncated", "--json")
+    data = json.loads(out.output)
+    assert out.exit_code == 0 and data["run_id"] == "truncated" and data["single_edit_fix"] is True
+    fix = data["fixes"][0]
+    assert fix["kind"] == "fix" and fix["rank"] == 1 and fix["side"] == "budget" and fix["at_first_failure"]
+    assert fix["edits"] == [{"path": "/inputs/budgets/max_output_tokens", "value": 64,
+                             "set": "/inputs/budgets/max_output_tokens=64"}]
+    assert fix["before"]["status"] == "incomplete" and fix["after"]["status"] == "answer_ready"
+    assert fix["command"] == f"tracetui replay {SCENARIOS} --run truncated --set /inputs/budgets/max_output_tokens=64"
+
+
+def test_limit_caps_the_fixes_shown():
+    data = json.loads(invoke("explain", str(SCENARIOS), "--run", "cross_tenant", "--json", "--limit", "1").output)
+    assert len(data["fixes"]) == 1
+    text = invoke("explain", str(SCENARIOS), "--run", "cross_tenant", "--limit", "1").output
+    assert "… 2 more (--limit 3 to see them)" in text
+
+
+def test_explain_without_run_picks_the_only_failing_run_or_lists_them():
+    out = invoke("explain", str(ROOT / "sample_traces" / "transient-3.jsonl"))
+    assert out.exit_code == 0 and "a retry budget of 3 rides out the 5xx burst" in out.output
+    out = invoke("explain", str(SCENARIOS))
+    assert out.exit_code == 2 and "20 runs failed" in out.output and "choose one with --run ID" in out.output
+    out = invoke("explain", str(SCENARIOS), "--run", "nope")
+    assert out.exit_code == 2 and "no run 'nope'" in out.output
+    out = invoke("explain", str(SCENARIOS) + ".missing", "--run", "x")
+    assert out.exit_code == 2 and "error:" in out.output
+
+
+def test_commands_are_quoted_for_the_shell_whatever_the_file_and_run_are_called(tmp_path):
+    """A file name with spaces and quotes, a run id with a quote: the command still pastes."""
+    trace = read_trace(SCENARIOS)
+    run = trace.runs["truncated"]
+    odd_id = "it's truncated; $(rm -rf x)"
+    records = [{**r, "run_id": odd_id} for r in (run.run, *run.events, run.summary)]
+    path = tmp_path / "my \"odd\" runs.jsonl"
+    write_trace(path, records)
+    out = invoke("explain", str(path), "--run", odd_id, "--json")
+    command = json.loads(out.output)["fixes"][0]["command"]
+    args = shlex.split(command)
+    assert args[2] == str(path) and args[4] == odd_id
+    again = invoke(*args[1:])
+    assert again.exit_code == 0 and "after   ✓" in again.output
+
+
+def test_a_text_field_value_is_written_as_typed_and_a_quote_or_null_as_json():
+    run = read_trace(SCENARIOS).runs["cross_tenant"]
+    assert set_text(run, Edit("/inputs/user_input", "What about o-1?")) == "What about o-1?"
+    assert set_text(run, Edit("/inputs/user_input", "null")) == '"null"'  # the word, not a cleared field
+    assert set_text(run, Edit("/inputs/user_input", '"quoted"')) == '"\\"quoted\\""'
+    assert set_text(run, Edit("/inputs/budgets/max_turns", 3)) == "3"
+    assert set_text(run, Edit("/inputs/budgets/nope", 3)) is None  # not a field: no command can set it
+    command = replay_command("f.jsonl", "cross_tenant", run, [Edit("/inputs/user_input", "it's")])
+    assert shlex.split(command)[-1] == "/inputs/user_input=it's"
+
+
+def test_check_explain_adds_each_failing_run_s_top_fix():
+    out = invoke("check", str(SCENARIOS), "--explain")
+    assert out.exit_code == 1
+    lines = out.output.splitlines()
+    at = lines.index(next(line for line in lines if line.startswith("✗ cross_tenant")))
+    assert lines[at + 1] == "    fix: the model should have called read_order with order_id o-1"
+    assert lines[at + 2].startswith(f"      tracetui replay {SCENARIOS} --run cross_tenant --set ")
+    assert "    fix (2 edits): the model should have called read_order with order_id o-1, then answered" in out.output
+    assert not any(line.startswith("    fix") for line in lines[:lines.index(next(
+        line for line in lines if line.startswith("✗")))])  # ready runs get no fix line
+
+
+def test_check_explain_json_adds_a_fix_to_each_failing_run():
+    data = json.loads(invoke("check", str(SCENARIOS), "--explain", "--json").output)
+    runs = {r["run_id"]: r for r in data["runs"]}
+    assert "fix" not in runs["single"]
+    fix = runs["truncated"]["fix"]
+    assert fix["words"] == "max_output_tokens 64 is enough (16 cut the response off)"
+    assert fix["after"]["ready"] and fix["command"].endswith("--set /inputs/budgets/max_output_tokens=64")
+    plain = json.loads(invoke("check", str(SCENARIOS), "--json").output)
+    assert all("fix" not in r for r in plain["runs"])  # without --explain the output is as before

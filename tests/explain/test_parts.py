@@ -1,0 +1,97 @@
+"""The pieces explain is built from: argument repair, response bodies per API, hostile traces."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from tracetui.explain import explain
+from tracetui.explain.arguments import parse_or_close, repaired
+from tracetui.explain.wire import CallSpec, answer_body, call_places, calls_body, finished_place
+from tracetui.loop.world import READ_ORDER, REFUND_ORDER
+from tracetui.providers import base
+from tracetui.providers.registry import ADAPTERS, get_adapter
+from tracetui.replay.replay import replay
+from tracetui.trace.reader import RunData, read_trace
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+@pytest.mark.parametrize("raw,schema,expected,notes", [
+    ('{"order_id": "o-1", "include_notes": true}', READ_ORDER["parameters"], {"order_id": "o-1"}, ["without include_notes"]),
+    ('{"orderId": "o-1"}', READ_ORDER["parameters"], {"order_id": "o-1"}, ["order_id, not orderId"]),
+    ('{"order_id": "o-1"', READ_ORDER["parameters"], {"order_id": "o-1"}, ["its JSON closed"]),
+    ('{"order_id":"o-1","amount":"20.00","reason":"x"}', REFUND_ORDER["parameters"],
+     {"order_id": "o-1", "amount": 20.0, "reason": "x"}, ["amount as a number"]),
+])
+def test_arguments_are_repaired_by_the_schema_and_the_change_is_said(raw, schema, expected, notes):
+    assert repaired(raw, schema) == (expected, notes)
+
+
+def test_arguments_that_cannot_be_repaired_give_nothing():
+    assert repaired('{"order_id": "o-1"}', READ_ORDER["parameters"]) is None  # nothing to change
+    assert repaired("not json at all", READ_ORDER["parameters"]) is None
+    assert repaired("[1, 2]", READ_ORDER["parameters"]) is None
+    assert parse_or_close('{"a": [1, 2') is None or parse_or_close('{"a": [1, 2')[1]
+
+
+@pytest.mark.parametrize("provider", sorted(ADAPTERS))
+def test_every_api_s_adapter_reads_the_bodies_explain_writes(provider):
+    adapter = get_adapter(provider)
+    text = adapter.parse_response(answer_body(provider, '{"order_id":"o-1"}'))
+    assert (text.kind, text.text) == (base.TEXT, '{"order_id":"o-1"}')
+    body = calls_body(provider, [CallSpec("call-fix-1", "read_order", {"order_id": "o-1"})])
+    calls = adapter.parse_response(body)
+    assert calls.kind == base.TOOL_CALLS
+    assert [(c.name, c.arguments) for c in calls.calls] == [("read_order", '{"order_id":"o-1"}')]
+    places = call_places(body)
+    assert len(places) == 1  # and explain can find the call again to edit one of its fields
+    assert finished_place(provider, body, True) is not None
+
+
+@pytest.mark.parametrize("fixture", ["anthropic_refusal", "gemini_truncation", "openai-chat_refusal"])
+def test_recorded_runs_of_other_apis_are_explained_in_their_own_shape(fixture):
+    import orjson
+
+    from tracetui.loop.inputs import responses_inputs
+    from tracetui.loop.runner import run_inputs
+    from tracetui.trace.source import run_data_from_records
+
+    provider = fixture.split("_")[0]
+    responses = orjson.loads((ROOT / "tests" / "providers" / "fixtures" / f"{fixture}.json").read_bytes())
+    run = run_data_from_records(run_inputs(fixture, responses_inputs(responses, provider)).records)
+    result = explain(run)
+    assert result.best is not None and result.best.outcome.after["ready"]
+    again = replay(run, [(e.path, e.value) for e in result.best.edits])
+    assert again.after["ready"] and again.replayed.inputs["provider"] == provider
+
+
+def _failing_runs() -> list[RunData]:
+    trace = read_trace(ROOT / "sample_traces" / "scenarios.jsonl")
+    return [r for r in trace.runs.values() if not r.verdict()["ready"]]
+
+
+FAILING = _failing_runs()
+JUNK = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=8), st.lists(st.integers(), max_size=3),
+                 st.dictionaries(st.text(max_size=4), st.integers(), max_size=3))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(FAILING), st.data())
+def test_explain_never_crashes_on_damaged_evidence_and_still_proves_what_it_shows(run, data):
+    """Event data is untrusted: any field of the deciding events may hold anything."""
+    events = copy.deepcopy(run.events)
+    for event in events:
+        if event.get("outcome") == "failed" or data.draw(st.booleans()):
+            fields = event.setdefault("data", {})
+            if isinstance(fields, dict) and fields:
+                key = data.draw(st.sampled_from(sorted(fields)))
+                fields[key] = data.draw(JUNK)
+            elif data.draw(st.booleans()):
+                event["data"] = data.draw(JUNK)
+    damaged = RunData(run.run_id, run=run.run, events=events, summary=run.summary)
+    result = explain(damaged)
+    for proof in result.fixes + result.partials:
+        assert replay(damaged, [(e.path, e.value) for e in proof.edits]).after == proof.outcome.after

@@ -1,0 +1,211 @@
+"""What a run shows about its own failure: the events that decided it, its calls, receipts and inputs.
+
+Every candidate edit is read from here, so each fix ``explain`` proposes is grounded in
+the run itself. A trace is untrusted input: every field is checked for its type
+before it is used, and anything unexpected simply yields no evidence.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from tracetui.replay.edit import exchanges_of
+from tracetui.trace.format import FAILED, LANES, OK
+from tracetui.trace.reader import RunData
+
+ORDER_ID = re.compile(r"\bo-\d+\b")
+REFUND = re.compile(r"[Rr]efund (\d+(?:\.\d+)?)")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call the model made, and where it sits in the exchange that carried it."""
+
+    turn: int
+    exchange: int | None  # index into the run's exchanges (``/responses/<exchange>``)
+    position: int  # its place among the calls of that response
+    call_id: str | None
+    name: str | None
+    arguments: str | None  # the raw text the model produced
+
+
+def _data(event: dict[str, Any]) -> dict[str, Any]:
+    data = event.get("data")
+    return data if isinstance(data, dict) else {}
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class Evidence:
+    """A run, read for what explains its verdict. Built once per run; everything is computed lazily."""
+
+    def __init__(self, run: RunData) -> None:
+        self.run = run
+        self.inputs: dict[str, Any] = run.inputs if isinstance(run.inputs, dict) else {}
+        self.verdict = run.verdict()
+        failure = self.verdict.get("first_failure")
+        self.failure: dict[str, Any] = failure if isinstance(failure, dict) else {}
+        self.events = sorted((e for e in run.events if isinstance(e, dict) and _int(e.get("seq")) is not None),
+                             key=lambda e: e["seq"])
+
+    # -- the verdict ----------------------------------------------------------------------
+    @property
+    def ready(self) -> bool:
+        return bool(self.verdict.get("ready"))
+
+    @property
+    def lane(self) -> str | None:
+        """The first failing boundary."""
+        lane = self.failure.get("lane")
+        return lane if lane in LANES else None
+
+    def event(self, seq: Any) -> dict[str, Any] | None:
+        return next((e for e in self.events if e["seq"] == seq), None)
+
+    @cached_property
+    def failing(self) -> list[dict[str, Any]]:
+        """The events that decided the run: where the first failure began, where it gave up, and the
+        last failure (a consequence, such as an unbacked answer or the end of a recording), in order."""
+        failed = [e for e in self.events if e.get("outcome") == FAILED]
+        picked = [self.event(self.failure.get("seq")), self.event(self.failure.get("decided_at")),
+                  failed[-1] if failed else None]
+        out: list[dict[str, Any]] = []
+        for event in picked:
+            if event is not None and all(event is not e for e in out):
+                out.append(event)
+        return out
+
+    @property
+    def provider(self) -> str:
+        provider = self.inputs.get("provider")
+        return provider if isinstance(provider, str) else "openai-responses"
+
+    @property
+    def recorded(self) -> bool:
+        """Whether the model's side is a recording (it cannot react to an edit) rather than the scripted model."""
+        return self.inputs.get("source") in ("responses", "http")
+
+    # -- exchanges and calls --------------------------------------------------------------
+    @cached_property
+    def exchanges(self) -> list[dict[str, Any]]:
+        return exchanges_of(self.run)
+
+    def exchange_of(self, event: dict[str, Any]) -> int | None:
+        """The exchange an event belongs to: an attempt's own, else the last answered attempt before it."""
+        own = _int(_data(event).get("exchange"))
+        if event.get("lane") == "http" and own is not None:
+            return own
+        found = None
+        for e in self.events:
+            if e["seq"] > event["seq"]:
+                break
+            if e.get("lane") == "http":
+                found = _int(_data(e).get("exchange"))
+        return found
+
+    def exchange(self, index: int | None) -> dict[str, Any] | None:
+        if index is None or not 0 <= index < len(self.exchanges):
+            return None
+        exchange = self.exchanges[index]
+        return exchange if isinstance(exchange, dict) else None
+
+    def generation(self, turn: Any) -> dict[str, Any] | None:
+        """The classified response of a turn (its ``generation.classify`` event)."""
+        return next((e for e in self.events if e.get("turn") == turn and e.get("kind") == "generation.classify"), None)
+
+    def calls(self, turn: Any) -> list[Call]:
+        event = self.generation(turn)
+        if event is None:
+            return []
+        exchange = self.exchange_of(event)
+        raw = _data(event).get("calls")
+        out = []
+        for i, c in enumerate(raw if isinstance(raw, list) else []):
+            if isinstance(c, dict):
+                out.append(Call(turn, exchange, i, *(c.get(k) if isinstance(c.get(k), str) else None
+                                                      for k in ("call_id", "name", "arguments"))))
+        return out
+
+    def call_of(self, event: dict[str, Any]) -> Call | None:
+        """The call an event is about; for a repeated id, the last call with that id up to the event."""
+        matches = [c for c in self.calls(event.get("turn")) if c.call_id == event.get("call_id")]
+        return matches[-1] if matches else None
+
+    # -- what the run established --------------------------------------------------------------
+    def receipts(self, before_seq: int | None = None) -> list[dict[str, Any]]:
+        """Tool results this run really produced (what an answer may state), before ``before_seq`` if given."""
+        out = []
+        for e in self.events:
+            if before_seq is not None and e["seq"] >= before_seq:
+                break
+            result = _data(e).get("result")
+            if e.get("lane") == "receipt" and e.get("outcome") == OK and isinstance(result, dict) and result not in out:
+                out.append(result)
+        return out
+
+    @property
+    def user_input(self) -> str:
+        text = self.inputs.get("user_input")
+        return text if isinstance(text, str) else ""
+
+    @property
+    def orders(self) -> dict[str, dict[str, Any]]:
+        data = self.inputs.get("tool_data")
+        orders = data.get("orders") if isinstance(data, dict) else None
+        return {k: v for k, v in orders.items() if isinstance(v, dict)} if isinstance(orders, dict) else {}
+
+    @property
+    def principal(self) -> dict[str, Any]:
+        principal = self.inputs.get("principal")
+        return principal if isinstance(principal, dict) else {}
+
+    def orders_asked(self) -> list[str]:
+        """The order ids the user's request names, first mention first."""
+        return list(dict.fromkeys(ORDER_ID.findall(self.user_input[:10_000])))
+
+    def own_orders(self) -> list[str]:
+        """Orders the caller may read: same tenant and user."""
+        p = self.principal
+        return [k for k, o in self.orders.items() if o.get("tenant") == p.get("tenant") and o.get("user") == p.get("user")]
+
+    def refund_asked(self) -> float | None:
+        match = REFUND.search(self.user_input[:10_000])
+        return float(match.group(1)) if match else None
+
+    @cached_property
+    def tools(self) -> list[dict[str, Any]]:
+        tools = self.inputs.get("tools")
+        return [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
+
+    def tool_index(self, name: Any) -> int | None:
+        tools = self.inputs.get("tools")
+        if not isinstance(tools, list):
+            return None
+        return next((i for i, t in enumerate(tools) if isinstance(t, dict) and t.get("name") == name), None)
+
+    def budget(self, key: str) -> int | None:
+        budgets = self.inputs.get("budgets")
+        return _int(budgets.get(key)) if isinstance(budgets, dict) else None
+
+    @property
+    def failures(self) -> dict[str, Any]:
+        data = self.inputs.get("tool_data")
+        failures = data.get("failures") if isinstance(data, dict) else None
+        return failures if isinstance(failures, dict) else {}
+
+    def progress(self) -> tuple[int, int]:
+        """How far the run got before it gave up: the step of its deciding failure, then of its first failure."""
+        if self.ready:
+            return (10 ** 9, 10 ** 9)
+        failed = [e["seq"] for e in self.events if e.get("outcome") == FAILED]
+        first = _int(self.failure.get("seq"))
+        return (failed[-1] if failed else 0, first or 0)
+
+    @property
+    def failure_key(self) -> tuple[Any, ...]:
+        """What failed first, and how: two runs with the same key failed the same way."""
+        return (self.lane, self.failure.get("code"), self.failure.get("seq"))

@@ -1,0 +1,63 @@
+"""Which candidate edits a failing run's evidence calls for, by the code of each event that decided it."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+from tracetui.explain import input_side as inputs
+from tracetui.explain import model_side as model
+from tracetui.explain.candidate import Candidate
+from tracetui.explain.evidence import Evidence
+from tracetui.trace.verdict import RECORDING_ENDED
+
+Generator = Callable[[Evidence, dict[str, Any]], Iterator[Candidate]]
+
+_GENERATION = (model.bad_response,)
+_HTTP_RETRIED = (inputs.retries, inputs.faults)
+#: failure code -> the generators its evidence feeds, the most direct first
+BY_CODE: dict[str, tuple[Generator, ...]] = {
+    "permission_denied": (model.denied, inputs.caller, inputs.owner),
+    "schema_error": (model.bad_arguments, inputs.schema),
+    "invalid_json": (model.bad_arguments,),
+    "handoff_required": (model.bad_arguments, inputs.schema, inputs.repair_budget),
+    "unknown_tool": (model.unknown_tool,),
+    "duplicate_call_id": (model.duplicate_id, model.answer_instead),
+    "business_rule_violation": (model.over_balance, inputs.balance),
+    "loop_detected": (model.answer_instead,),
+    "budget_exhausted": (inputs.loop_budget, model.answer_instead),
+    "incomplete": (inputs.output_budget, model.bad_response),
+    "refused": _GENERATION,
+    "response_failed": _GENERATION,
+    "response_cancelled": _GENERATION,
+    "unsupported_response": _GENERATION,
+    "empty_response": _GENERATION,
+    "invalid_tool_call": _GENERATION,
+    "protocol_error": (inputs.streaming, model.bad_response),
+    "unverified_answer": (model.unbacked_answer,),
+    "empty_answer": (model.unbacked_answer,),
+    "tool_failed": (inputs.injected_failure,),
+    "write_outcome_unknown": (inputs.guard, inputs.injected_failure),
+    "duplicate_execution": (inputs.guard, inputs.injected_failure),
+    "stream_interrupted": (inputs.streaming, inputs.faults),
+    "unexpected_body": (inputs.faults, inputs.gateway_status),
+    RECORDING_ENDED: (model.recording_ended,),
+    **{code: _HTTP_RETRIED for code in ("server_error", "overloaded", "rate_limited", "timeout", "connection_error",
+                                         "conflict", "http_error")},
+}
+
+
+def candidates(ev: Evidence) -> Iterator[Candidate]:
+    """Every distinct candidate the run's evidence suggests, the decisive failure's first; none for a ready run."""
+    if ev.ready or not ev.inputs:
+        return
+    seen: set[bytes] = set()
+
+    def fresh(found: Iterator[Candidate]) -> Iterator[Candidate]:
+        for candidate in found:
+            if candidate.key not in seen:
+                seen.add(candidate.key)
+                yield candidate
+
+    for event in ev.failing:
+        for generator in BY_CODE.get(str(event.get("code")), ()):
+            yield from fresh(generator(ev, event))
+    yield from fresh(inputs.whole_context(ev))

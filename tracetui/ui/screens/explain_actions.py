@@ -1,0 +1,65 @@
+"""The main screen's ``E`` (fixes proven by replay) and ``i`` (the run's inputs as a tree) actions.
+
+Kept apart from navigation and from edit-and-re-run (:mod:`.replay_actions`), whose
+helpers these reuse: the selected run, its file, and the worker that re-runs an edit.
+"""
+from __future__ import annotations
+
+from textual.binding import Binding
+
+from tracetui.explain import Proof
+from tracetui.replay.edit import editable_document
+from tracetui.replay.pointer import EditError
+from tracetui.trace.reader import RunData
+from tracetui.trace.safe_text import printable
+from tracetui.ui.screens.compare import CompareScreen
+from tracetui.ui.screens.fixes import FixesScreen
+from tracetui.ui.screens.inputs import InputsScreen
+
+EXPLAIN_BINDINGS = [
+    Binding("E", "fixes", "fixes", tooltip="fixes for this run, each proven by replay; enter opens one",
+            id="fixes"),
+    Binding("i", "inputs", "inputs", tooltip="this run's inputs as a tree with their paths; enter edits one",
+            id="inputs"),
+]
+
+
+class ExplainActions:
+    """Mixed into :class:`~tracetui.ui.screens.main.MainScreen`, after ``ReplayActions``."""
+
+    def _rerunnable(self) -> tuple[RunData, str | None] | None:
+        """The selected run and its file, when it can be re-run (else say why)."""
+        selected = self._selected()  # type: ignore[attr-defined]
+        if selected is None:
+            return None
+        entry, run = selected
+        try:
+            editable_document(run)
+        except EditError as exc:  # a run without its inputs (a foreign trace): nothing to re-run
+            self.notify(printable(str(exc)), severity="warning", markup=False)  # type: ignore[attr-defined]
+            return None
+        return run, self.source_path(entry)  # type: ignore[attr-defined]
+
+    def action_fixes(self) -> None:
+        chosen = self._rerunnable()
+        if chosen is None:
+            return
+        run, original = chosen
+        if run.verdict()["ready"]:
+            self.notify(printable(f"run {run.run_id} is answer-ready: nothing to fix"), markup=False,  # type: ignore[attr-defined]
+                        timeout=3)
+            return
+
+        def opened(proof: Proof | None) -> None:
+            if proof is not None:
+                self.app.push_screen(CompareScreen(proof.outcome, original))  # type: ignore[attr-defined]
+
+        self.app.push_screen(FixesScreen(run, original), opened)  # type: ignore[attr-defined]
+
+    def action_inputs(self) -> None:
+        chosen = self._rerunnable()
+        if chosen is None:
+            return
+        run, original = chosen
+        self.app.push_screen(InputsScreen(run),  # type: ignore[attr-defined]
+                             lambda edit: self.rerun(run, edit, original) if edit else None)  # type: ignore[attr-defined]
