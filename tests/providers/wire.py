@@ -35,6 +35,11 @@ HTML = ("<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head>"
         "<body><h1>502 Bad Gateway</h1><hr><center>nginx</center></body></html>")
 
 
+def base_url(provider: str, root: str) -> str:
+    """The base URL each provider's SDK takes: OpenAI's ends in its version, the others are the API root."""
+    return root + "/v1" if provider.startswith("openai") else root
+
+
 def _load(name: str) -> list[Any]:
     return json.loads((FIXTURES / name).read_text())
 

@@ -34,7 +34,9 @@ REASONING_BLOCKS = ("thinking", "redacted_thinking")
 
 class AnthropicAdapter:
     name = "anthropic"
+    #: appended to the base URL as given: the anthropic SDK's base URL is the API root
     path = "/v1/messages"
+    default_base_url = "https://api.anthropic.com"
 
     def build_request(self, model, transcript, tools, max_output_tokens, stream):
         system: list[str] = []

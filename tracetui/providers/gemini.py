@@ -29,6 +29,25 @@ from tracetui.providers.shapes import (
 )
 from tracetui.providers.transcript import call_names, turns
 
+#: the Gemini API version the requests use: the one with ``parametersJsonSchema`` and thought signatures
+API_VERSION = "v1beta"
+#: model name prefixes google-genai keeps as they are (a tuned model, or a name from the API's own model list)
+RESOURCE_PREFIXES = ("models/", "tunedModels/")
+
+
+def resource_name(model: str) -> str:
+    """The model's resource name, as google-genai builds it: ``models/NAME`` unless it already has a prefix."""
+    return model if model.startswith(RESOURCE_PREFIXES) else f"models/{model}"
+
+
+def model_problem(model: str) -> str | None:
+    """Why google-genai would refuse this model name in a URL path, in words; None when it would not."""
+    for bad in ("..", "?", "&"):
+        if bad in model:
+            return f"a Gemini model name cannot contain {bad!r} (it would change the request path)"
+    return None
+
+
 BLOCKED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"}
 BAD_CALL = {"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"}
 SYNTH_PREFIX = "gemini-call-"
@@ -36,15 +55,17 @@ SYNTH_PREFIX = "gemini-call-"
 
 class GeminiAdapter:
     name = "gemini"
-    #: set per request by :meth:`build_request`: the path names the model and the method
-    path = "/v1beta/models/{model}:generateContent"
+    #: set per request by :meth:`build_request`: the path names the model and the method. As google-genai
+    #: does, the API version and the path are appended to the base URL, which is the API root.
+    path = f"/{API_VERSION}/models/{{model}}:generateContent"
+    default_base_url = "https://generativelanguage.googleapis.com"
 
     def __init__(self) -> None:
         self.synthesized = 0
 
     def build_request(self, model, transcript, tools, max_output_tokens, stream):
         method = "streamGenerateContent?alt=sse" if stream else "generateContent"
-        self.path = f"/v1beta/models/{model}:{method}"
+        self.path = f"/{API_VERSION}/{resource_name(model)}:{method}"
         names = call_names(transcript)
         system: list[str] = []
         contents: list[dict[str, Any]] = []

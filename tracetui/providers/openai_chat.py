@@ -24,7 +24,9 @@ DONE = "[DONE]"
 
 class OpenAIChatAdapter:
     name = "openai-chat"
-    path = "/v1/chat/completions"
+    #: appended to the base URL as given (``http://localhost:8000/v1``, ``…/v1beta/openai``), as the openai SDK does
+    path = "/chat/completions"
+    default_base_url = "https://api.openai.com/v1"
 
     def build_request(self, model, transcript, tools, max_output_tokens, stream):
         messages: list[dict[str, Any]] = []

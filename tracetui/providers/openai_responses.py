@@ -23,7 +23,9 @@ TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
 
 class OpenAIResponsesAdapter:
     name = "openai-responses"
-    path = "/v1/responses"
+    #: appended to the base URL as given; like the openai SDK's, the base URL holds the version (``…/v1``)
+    path = "/responses"
+    default_base_url = "https://api.openai.com/v1"
 
     def build_request(self, model, transcript, tools, max_output_tokens, stream):
         items: list[dict[str, Any]] = []
