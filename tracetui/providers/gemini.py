@@ -24,6 +24,7 @@ from tracetui.providers.base import (
     EMPTY, FAILED, FOREIGN_BODY, INCOMPLETE, INVALID_TOOL_CALL, REFUSED, TEXT, TOOL_CALLS, UNSUPPORTED,
     ModelTurn, ToolCall,
 )
+from tracetui.providers.gemini_finish import FINISH_REASONS
 from tracetui.providers.shapes import (
     brief, error_message, foreign_detail, identify, json_type, plain, text_or_none, try_canonical_json,
 )
@@ -48,8 +49,6 @@ def model_problem(model: str) -> str | None:
     return None
 
 
-BLOCKED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"}
-BAD_CALL = {"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"}
 SYNTH_PREFIX = "gemini-call-"
 
 
@@ -114,15 +113,10 @@ class GeminiAdapter:
         loose = [_loose_call(p) for p in parts if "functionCall" in p]
         common = {"finish_reason": finish, "usage": usage, "item_types": types}
         why = f": {cand['finishMessage']}" if isinstance(cand.get("finishMessage"), str) else ""
-        if finish in BAD_CALL:
-            return ModelTurn(INVALID_TOOL_CALL, text=text, calls=loose, **common,
-                             detail=f"the API rejected the model's function call (finishReason {finish}){why}")
-        if finish in BLOCKED:
-            return ModelTurn(REFUSED, text=text, calls=loose, **common,
-                             detail=f"response blocked (finishReason {finish}){why}")
-        if finish == "MAX_TOKENS":
-            return ModelTurn(INCOMPLETE, text=text, calls=loose, **common,
-                             detail="response cut off at maxOutputTokens (finishReason MAX_TOKENS)")
+        if finish in FINISH_REASONS:
+            kind, code, words = FINISH_REASONS[finish]
+            return ModelTurn(kind, text=text, calls=loose, **common, code=code,
+                             detail=f"{words} (finishReason {finish}){why}")
         if finish != "STOP":
             return ModelTurn(UNSUPPORTED, text=text, **common, detail=f"unexpected finishReason {brief(raw_finish)}{why}")
         calls: list[ToolCall] = []
