@@ -11,7 +11,7 @@ import orjson
 
 from tracetui import __version__
 from tracetui.loop.ablations import ABLATIONS
-from tracetui.loop.scenarios import FAULT_CHOICES, SCENARIOS
+from tracetui.loop.scenarios import FAULT_CHOICES, PROVIDERS, SCENARIOS
 from tracetui.trace.reader import TraceReadError
 
 
@@ -58,9 +58,13 @@ def main() -> None:
               help="Inject N transient 503s on the first model call.")
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
               help="Seed for logical latencies and backoff jitter.")
+@click.option("--provider", type=click.Choice(list(PROVIDERS)), default="openai-responses", show_default=True,
+              help="The API whose wire shape the built-in provider speaks (see `tracetui scenarios` for where "
+                   "an API cannot express a scenario).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Trace file to write (atomically). Default: standard output.")
-def generate(scenarios, all_scenarios, ablation, all_ablations, faults, transient_failures, seed, output) -> None:
+def generate(scenarios, all_scenarios, ablation, all_ablations, faults, transient_failures, seed, provider,
+             output) -> None:
     """Run built-in scenarios through the loop and write their JSONL traces."""
     from tracetui.loop.runner import run_scenario
 
@@ -76,7 +80,7 @@ def generate(scenarios, all_scenarios, ablation, all_ablations, faults, transien
         """Runs are written as they finish: memory stays flat however many are generated."""
         for name in names:
             for abl in ablations:
-                result = run_scenario(name, abl, tuple(faults), transient_failures, seed)
+                result = run_scenario(name, abl, tuple(faults), transient_failures, seed, provider=provider)
                 tally["runs"] += 1
                 tally["failed"] += result.status != "answer_ready"
                 yield result
@@ -401,6 +405,16 @@ def scenarios() -> None:
                         ("html", "200 whose body is an HTML error page"),
                         ("vendor", "200 whose body is another vendor's JSON")):
         click.echo(f"  {name:<{width}}  {about}")
+    from tracetui.providers.fake_wire import WIRES
+
+    click.echo(f"\nproviders (--provider NAME): each scenario in each API's wire shape, with the same verdict "
+               f"except where an API cannot express it:")
+    for provider, wire in WIRES.items():
+        rows = [(name, status, why) for name, (status, why) in wire.differences.items()]
+        rows += [(f"fault {name}", status, why) for name, (status, why) in wire.fault_differences.items()]
+        click.echo(f"  {provider}" + ("  (the scenarios are written for it)" if not rows else ""))
+        for name, status, why in rows:
+            click.echo(f"    {name:<{width}}  {status:<22} {why}")
 
 
 @main.command()

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 import tracetui.providers.http_transport as http_transport
 from tracetui.cli import main
-from tracetui.providers.openai_responses import responses_to_events
+from tracetui.providers.fake_wire.responses import responses_to_events
 from tracetui.providers.base import Exchange, HttpRequest
 from tracetui.providers.http_transport import FOLDERS, REDACTED, HttpTransport
 from tracetui.loop.live import TextEcho, http_inputs, run_http

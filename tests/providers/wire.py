@@ -55,7 +55,7 @@ def bodies(provider: str) -> tuple[Any, Any]:
 def streams(provider: str) -> tuple[list[Any], list[Any]]:
     """The same two turns as server-sent events (data payloads, in order)."""
     if provider == "openai-responses":
-        from tracetui.providers.openai_responses import responses_to_events
+        from tracetui.providers.fake_wire.responses import responses_to_events
         return responses_to_events(_RESPONSES_CALL), responses_to_events(_RESPONSES_ANSWER)
     call, answer = _load(f"{provider}_stream_tool_then_answer.json")
     return [_sse(e) for e in call["events"]], [_sse(e) for e in answer["events"]]

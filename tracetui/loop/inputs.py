@@ -18,7 +18,7 @@ RECORDED_QUESTION = "What is the status of order o-1?"
 
 
 def build_inputs(scenario: str, ablation: str = "complete", faults: tuple[str, ...] | list[str] = (),
-                 transient_failures: int = 0, seed: int = 0) -> dict[str, Any]:
+                 transient_failures: int = 0, seed: int = 0, provider: str = "openai-responses") -> dict[str, Any]:
     sc = SCENARIOS[scenario]
     if ablation not in ABLATIONS:
         raise KeyError(ablation)
@@ -28,7 +28,7 @@ def build_inputs(scenario: str, ablation: str = "complete", faults: tuple[str, .
         "source": "scenario",
         "scenario": sc.name,
         "ablation": ablation,
-        "provider": "openai-responses",
+        "provider": provider,
         "model": "fake-model",
         "instructions": INSTRUCTIONS,
         "user_input": sc.user_input,

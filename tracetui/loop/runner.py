@@ -42,8 +42,8 @@ def run_inputs(run_id: str, inputs: dict[str, Any], transport: Transport | None 
 
 
 def run_scenario(scenario: str, ablation: str = "complete", faults=(), transient_failures: int = 0,
-                 seed: int = 0, run_id: str | None = None) -> RunResult:
-    inputs = build_inputs(scenario, ablation, faults, transient_failures, seed)
+                 seed: int = 0, run_id: str | None = None, provider: str = "openai-responses") -> RunResult:
+    inputs = build_inputs(scenario, ablation, faults, transient_failures, seed, provider)
     return run_inputs(run_id or run_id_for(scenario, ablation, faults, transient_failures, seed), inputs)
 
 

@@ -226,31 +226,3 @@ class StreamAssembler(EventFolder):
 
 def assemble_responses_stream(events: list[dict[str, Any]]) -> tuple[Any, str | None]:
     return assemble(StreamAssembler(), events)
-
-
-def responses_to_events(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """Render a complete Responses body as the event stream a server would send."""
-    events: list[dict[str, Any]] = [{"type": "response.created", "response": {"id": body.get("id"), "status": "in_progress"}}]
-    for idx, item in enumerate(body.get("output") or []):
-        if item.get("type") == "function_call":
-            events.append({"type": "response.output_item.added", "output_index": idx,
-                           "item": {**item, "arguments": ""}})
-            raw = item["arguments"]
-            half = len(raw) // 2
-            for chunk in (raw[:half], raw[half:]):
-                events.append({"type": "response.function_call_arguments.delta", "output_index": idx, "delta": chunk})
-            events.append({"type": "response.function_call_arguments.done", "output_index": idx, "arguments": raw})
-        elif item.get("type") == "message":
-            events.append({"type": "response.output_item.added", "output_index": idx,
-                           "item": {**item, "content": []}})
-            for part in item.get("content") or []:
-                text = part.get("text", "")
-                for start in range(0, len(text), 24):
-                    events.append({"type": "response.output_text.delta", "output_index": idx,
-                                   "delta": text[start:start + 24]})
-        else:
-            events.append({"type": "response.output_item.added", "output_index": idx, "item": item})
-        events.append({"type": "response.output_item.done", "output_index": idx, "item": item})
-    terminal = {"completed": "response.completed", "incomplete": "response.incomplete"}.get(body.get("status"), "response.failed")
-    events.append({"type": terminal, "response": body})
-    return events
