@@ -143,7 +143,7 @@ def test_gemini_synthesizes_a_deterministic_id_and_says_so():
     fr = user["parts"][0]["functionResponse"]
     assert fr["name"] == "read_order" and "id" not in fr  # the API never issued that id
     assert fr["response"]["output"]["status"] == "delivered"
-    assert second["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"]["additionalProperties"] is False
+    assert second["tools"][0]["functionDeclarations"][0]["parameters_json_schema"]["additionalProperties"] is False
     again, _ = run_fixture("gemini_tool_then_answer")
     assert again.events == result.events
 

@@ -97,7 +97,7 @@ def test_cli_live_run_writes_a_trace_that_replays_offline(tmp_path):
                                  env={"ANTHROPIC_API_KEY": KEY})
         sent = server.requests
     assert res.exit_code == 0, res.output
-    assert sent[0]["headers"]["x-api-key"] == KEY and sent[0]["body"]["messages"][0]["content"] == "Where is o-1?"
+    assert sent[0]["headers"]["authorization"] == f"Bearer {KEY}" and sent[0]["body"]["messages"][0]["content"] == "Where is o-1?"
     data = out.read_bytes()
     assert KEY.encode() not in data
     run = orjson.loads(data.splitlines()[0])

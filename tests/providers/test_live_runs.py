@@ -252,10 +252,10 @@ def test_key_goes_in_the_header_each_api_expects_and_nowhere_else(provider):
         result = run_http("k", inputs, transport)
         headers = server.requests[0]["headers"]
     expected = {"openai-responses": ("authorization", f"Bearer {plain}"), "openai-chat": ("authorization", f"Bearer {plain}"),
-                "anthropic": ("x-api-key", plain), "gemini": ("x-goog-api-key", plain)}[provider]
+                "anthropic": ("authorization", f"Bearer {plain}"), "gemini": ("x-goog-api-key", plain)}[provider]
     assert headers[expected[0]] == expected[1]
     if provider == "anthropic":
-        assert headers["anthropic-version"] == "2023-06-01"
+        assert headers["anthropic-version"] == "2026-10-21"  # what the anthropic SDK pins
     assert plain not in server.requests[0]["path"]
     assert plain.encode() not in b"".join(orjson.dumps(r) for r in result.records)
     assert result.status == "answer_ready"

@@ -25,7 +25,8 @@ from tracetui.providers.base import (
 from tracetui.providers.shapes import brief, foreign_detail, identify, plain, text_or_none, try_canonical_json
 from tracetui.providers.transcript import turns
 
-API_VERSION = "2023-06-01"
+#: the API version the anthropic SDK pins (``anthropic-version``): the response shapes its types describe
+API_VERSION = "2026-10-21"
 CUT_SHORT = {"max_tokens": "response cut off at max_tokens",
              "model_context_window_exceeded": "response cut off: the model's context window is full",
              "pause_turn": "turn paused by the API (pause_turn); this loop does not resume paused turns"}

@@ -30,7 +30,7 @@ from tracetui.providers.shapes import (
 )
 from tracetui.providers.transcript import call_names, turns
 
-#: the Gemini API version the requests use: the one with ``parametersJsonSchema`` and thought signatures
+#: the Gemini API version the requests use: the one with ``parameters_json_schema`` and thought signatures
 API_VERSION = "v1beta"
 #: model name prefixes google-genai keeps as they are (a tuned model, or a name from the API's own model list)
 RESOURCE_PREFIXES = ("models/", "tunedModels/")
@@ -80,7 +80,7 @@ class GeminiAdapter:
         body: dict[str, Any] = {"contents": contents,
                                 "tools": [{"functionDeclarations": [
                                     {"name": t["name"], "description": t["description"],
-                                     "parametersJsonSchema": t["parameters"]} for t in tools]}],
+                                     "parameters_json_schema": t["parameters"]} for t in tools]}],
                                 "generationConfig": {"maxOutputTokens": max_output_tokens}}
         if system:
             body["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}

@@ -57,12 +57,15 @@ ACCEPT_ENCODING = "gzip, deflate"
 
 
 def auth_headers(provider: str, api_key: str | None) -> dict[str, str]:
-    """How each API takes its key (headers only, never the URL, so no log line carries it)."""
+    """How each API's SDK sends its key (headers only, never the URL, so no log line carries it).
+
+    openai and anthropic (whose SDK now sends the key as a bearer token, with its
+    pinned ``anthropic-version``): ``Authorization: Bearer``; google-genai:
+    ``x-goog-api-key``.
+    """
     headers: dict[str, str] = {"anthropic-version": API_VERSION} if provider == "anthropic" else {}
     if api_key:
-        if provider == "anthropic":
-            headers["x-api-key"] = api_key
-        elif provider == "gemini":
+        if provider == "gemini":
             headers["x-goog-api-key"] = api_key
         else:
             headers["authorization"] = f"Bearer {api_key}"

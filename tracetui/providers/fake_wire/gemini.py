@@ -22,7 +22,7 @@ from tracetui.providers.shapes import try_canonical_json
 
 FINISH = {"completed": "STOP", "incomplete": "MAX_TOKENS"}
 #: a fixed stand-in for the signature the API puts on a model turn that thought
-SIGNATURE = "CiQBVKhc7fakesignature"
+SIGNATURE = "dHJhY2V0dWkgZmFrZSB0aG91Z2h0IHNpZ25hdHVyZQ=="  # base64, as the API's are
 
 
 class GeminiWire(FakeWire):
