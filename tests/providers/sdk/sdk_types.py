@@ -99,6 +99,15 @@ GEMINI_REQUEST = {"contents": "list[Content]", "tools": "list[Tool]", "systemIns
                   "generationConfig": "GenerationConfig"}
 
 
+@lru_cache(maxsize=None)
+def _gemini_adapter(key: str) -> TypeAdapter:
+    from google.genai import types as gt
+
+    kind = GEMINI_REQUEST[key]
+    inner = getattr(gt, kind.removeprefix("list[").removesuffix("]"))
+    return TypeAdapter(list[inner] if kind.startswith("list[") else inner)
+
+
 def validate_request(provider: str, body: dict[str, Any]) -> None:
     """A request body against the SDK's request parameters (the TypedDict ``create`` takes; for Gemini, the REST
     request's parts as google-genai's types, by their wire names)."""
@@ -108,12 +117,14 @@ def validate_request(provider: str, body: dict[str, Any]) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # an unknown enum value warns: make it fail
             for key, value in body.items():
-                kind = GEMINI_REQUEST[key]
-                inner = getattr(gt, kind.removeprefix("list[").removesuffix("]"))
-                _checked("gemini", TypeAdapter(list[inner] if kind.startswith("list[") else inner)
-                         .validate_python(value))
+                _checked("gemini", _gemini_adapter(key).validate_python(value))
         return
-    params = _params(provider, bool(body.get("stream")))
-    known = set(typing.get_type_hints(params))
+    adapter, known = _params_adapter(provider, bool(body.get("stream")))
     assert set(body) <= known, f"keys the SDK does not take: {set(body) - known}"
-    TypeAdapter(params).validate_python(body)
+    adapter.validate_python(body)
+
+
+@lru_cache(maxsize=None)
+def _params_adapter(provider: str, stream: bool) -> tuple[TypeAdapter, frozenset[str]]:
+    params = _params(provider, stream)
+    return TypeAdapter(params), frozenset(typing.get_type_hints(params))

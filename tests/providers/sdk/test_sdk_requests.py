@@ -93,19 +93,24 @@ def reply(provider: str, stream: bool) -> Reply:
 def test_the_sdk_sends_the_same_request_as_tracetui(provider):
     requests = loop_requests(provider)
     assert len(requests) >= 12 and any(stream for _, _, stream in requests)
-    for path, body, stream in requests:
-        with ScriptedServer([reply(provider, stream), reply(provider, stream)]) as server:
-            transport = HttpTransport(provider, KEY, trust_env=False)
+    replies = [reply(provider, stream) for _, _, stream in requests for _ in "ab"]
+    with ScriptedServer(replies) as server:
+        transport = HttpTransport(provider, KEY, trust_env=False)
+        for path, body, stream in requests:
             ours = transport.send(HttpRequest("POST", base_url(provider, server.url) + path,
                                               {"content-type": "application/json"}, body, 5000, stream=stream))
-            transport.close()
             assert ours.status == 200 and ours.error is None
             sdk_call(provider, base_url(provider, server.url), orjson.loads(orjson.dumps(body)), stream)
-            mine, theirs = server.requests
+        transport.close()
+        sent = server.requests
+    header, value = AUTH[provider]
+    for mine, theirs in zip(sent[::2], sent[1::2]):
         assert theirs["path"] == mine["path"], (theirs["path"], mine["path"])
         assert theirs["body"] == mine["body"]
-        header, value = AUTH[provider]
         assert theirs["headers"][header] == mine["headers"][header] == value
+        if provider == "anthropic":
+            assert theirs["headers"]["anthropic-version"] == mine["headers"]["anthropic-version"]
+    assert len(sent) == 2 * len(requests)
 
 
 @pytest.mark.parametrize("model, path", [

@@ -139,13 +139,13 @@ def test_the_sdk_accumulator_and_tracetui_read_the_same_turn_from_the_same_bytes
     streams = list(distinct.values())
     assert len(streams) >= 8
     texts = calls = 0
-    for events in streams:
-        frames = sse_frames(provider, events)
-        with ScriptedServer([Reply(frames=frames), Reply(frames=frames)]) as server:
-            path = "/v1beta/models/m:streamGenerateContent?alt=sse" if provider == "gemini" else ""
+    replies = [Reply(frames=sse_frames(provider, events)) for events in streams for _ in "ab"]
+    path = "/v1beta/models/m:streamGenerateContent?alt=sse" if provider == "gemini" else ""
+    with ScriptedServer(replies) as server:
+        for events in streams:
             ours = tracetui_turn(provider, events, base_url(provider, server.url) + path)
             theirs = sdk_turn(provider, server.url)
-        assert ours == theirs, (ours, theirs, events)
-        texts += bool(ours[0])
-        calls += len(ours[1])
+            assert ours == theirs, (ours, theirs, events)
+            texts += bool(ours[0])
+            calls += len(ours[1])
     assert texts >= 3 and calls >= 4  # the comparison covered text and tool calls alike
