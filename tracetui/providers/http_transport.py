@@ -1,9 +1,13 @@
 """Real HTTP to a provider, shaped like the other transports: one request in, one Exchange out.
 
 It measures latency, keeps only the response headers that explain a failure,
-and turns every network fault into a recorded outcome (``timeout``,
-``connection``, ``stream_interrupted`` with the events that did arrive) instead of
-an exception, so the loop classifies it like any other attempt.
+and turns every network fault into a recorded outcome (``timeout``, ``connect``,
+``connection``, ``stream_interrupted`` with the events that did arrive,
+``response_too_large`` past a cap) instead of an exception, so the loop classifies
+it like any other attempt. It reads raw bytes and undoes their content-coding
+itself (:mod:`~tracetui.providers.response_caps`), so nothing a server sends can
+make a run hold more than the caps; the headers arrive against one deadline
+(:mod:`~tracetui.providers.header_deadline`); no redirect is followed.
 
 The API key lives only here: it is added to the outgoing headers, which no trace
 records, and scrubbed from anything the server echoes back. Waiting between

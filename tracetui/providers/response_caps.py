@@ -41,53 +41,76 @@ def bytes_words(n: int) -> str:
     return f"{n:,} bytes" + (f" ({n / (1 << 20):g} MiB)" if n >= 1 << 20 and n % (1 << 16) == 0 else "")
 
 
+class _Inflate:
+    """One content-coding undone (gzip or deflate), its output bounded by what is left under the cap."""
+
+    def __init__(self, coding: str):
+        self.coding = coding
+        self.inflater = zlib.decompressobj(zlib.MAX_WBITS | 16 if coding != "deflate" else zlib.MAX_WBITS)
+        self.first = True
+        self.out = 0  # bytes this layer produced: capped like the body, so no layer can hold more
+
+    def __call__(self, data: bytes, room: int) -> list[bytes]:
+        pieces = []
+        while data:
+            try:
+                piece = self.inflater.decompress(data, room - self.out + 1)
+            except zlib.error:
+                if self.first and self.coding == "deflate":  # raw deflate, without the zlib header
+                    self.inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+                    self.first = False
+                    continue
+                raise
+            self.first = False
+            self.out += len(piece)
+            pieces.append(piece)
+            if self.out > room:
+                break
+            data = self.inflater.unconsumed_tail
+        return pieces
+
+    def flush(self) -> bytes:
+        return self.inflater.flush()
+
+
 class DecodedBody:
-    """Turns raw response chunks into decoded bytes, counting them against the cap as they come."""
+    """Turns raw response chunks into decoded bytes, counting them against the cap as they come.
+
+    Content-codings are undone as httpx undoes them: gzip (x-gzip) and deflate, in
+    the reverse of the order listed, any other coding left as it is.
+    """
 
     def __init__(self, content_encoding: str, cap: int, what: str = "the response"):
         self.cap = cap
         self.what = what
         self.count = 0
-        # "gzip, gzip" would be two layers; one is all any API sends, and more than one is refused below
-        codings = [c.strip().lower() for c in content_encoding.split(",") if c.strip()]
-        codings = [c for c in codings if c != "identity"]
-        self.coding = codings[0] if len(codings) == 1 else ("" if not codings else "layered")
-        self._inflater: zlib._Decompress | None = None  # type: ignore[name-defined]
-        self._first = True
-        if self.coding in ("gzip", "x-gzip"):
-            self._inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)
-        elif self.coding == "deflate":
-            self._inflater = zlib.decompressobj()
-        elif self.coding:  # br, zstd, layered: never asked for (accept-encoding says gzip, deflate)
-            raise TooLarge(f"{what} came in content-encoding {content_encoding[:40]!r}, which was not asked "
-                           f"for and cannot be read within the caps")
+        codings = [c.strip().lower() for c in content_encoding.split(",")]
+        self.layers = [_Inflate("deflate" if c == "deflate" else "gzip")
+                       for c in reversed(codings) if c in ("gzip", "x-gzip", "deflate")]
+
+    @property
+    def coding(self) -> bool:
+        """Whether any coding is undone (then a content-length says nothing of the decoded size)."""
+        return bool(self.layers)
 
     def feed(self, raw: bytes) -> bytes:
         """The decoded bytes of ``raw``; raises :class:`TooLarge` once more than the cap arrived."""
-        if self._inflater is None:
-            return self._count(raw)
-        out = []
-        data = raw
-        while data:
-            try:
-                piece = self._inflater.decompress(data, self.cap - self.count + 1)
-            except zlib.error:
-                if self._first and self.coding == "deflate":  # raw deflate without the zlib header
-                    self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)
-                    self._first = False
-                    continue
-                raise
-            self._first = False
-            out.append(self._count(piece))
-            data = self._inflater.unconsumed_tail
-        return b"".join(out)
+        pieces = [raw]
+        for layer in self.layers:
+            pieces = [out for piece in pieces for out in layer(piece, self.cap)]
+            if layer.out > self.cap:
+                self._count(b"", layer.out)
+        return self._count(b"".join(pieces))
 
     def finish(self) -> bytes:
-        """What the inflater still holds at the end of the body (nothing, when the input was whole)."""
-        return self._count(self._inflater.flush()) if self._inflater is not None else b""
+        """What the layers still hold at the end of the body (nothing, when the input was whole)."""
+        data = b""
+        for layer in self.layers:
+            data = b"".join(layer(data, self.cap)) + layer.flush() if data else layer.flush()
+        return self._count(data)
 
-    def _count(self, piece: bytes) -> bytes:
-        self.count += len(piece)
+    def _count(self, piece: bytes, at_least: int = 0) -> bytes:
+        self.count = max(self.count + len(piece), at_least)
         if self.count > self.cap:
             raise TooLarge(f"{self.what} passed {bytes_words(self.cap)} once decoded (--max-response-bytes); "
                            f"reading stopped there")
