@@ -200,7 +200,9 @@ def run(responses_file, base_url, provider, model, stream, show_stream, prompt, 
     _emit([result.records], output)
     verdict = decide(result.summary, result.events).as_dict(result.summary["run_id"])
     click.echo(printable(_verdict_line(verdict)), err=True)
-    if result.summary.get("ended_by") == "interrupt":
+    from tracetui.loop.live import was_interrupted
+
+    if was_interrupted(result):
         sys.exit(130)  # as a shell reports a run stopped by Ctrl-C; the trace holds what was recorded
     sys.exit(0 if verdict["ready"] else 1)
 

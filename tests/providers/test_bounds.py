@@ -246,3 +246,13 @@ def test_content_codings_are_undone_as_httpx_does_and_within_the_cap(encoding, e
         with pytest.raises(TooLarge, match="once decoded"):
             for i in range(0, len(bomb), 65536):
                 body.feed(bomb[i:i + 65536])
+
+
+def test_a_redirect_is_recorded_never_followed():
+    """A 3xx is the server's answer, as recorded; following it could send the key somewhere else."""
+    with ScriptedServer([Reply(307, {"error": {"message": "moved"}}, {"location": "http://127.0.0.1:9/elsewhere"}),
+                         Reply(body={"never": "asked"})]) as server:
+        transport = HttpTransport("openai-chat", KEY, trust_env=False)
+        exchange = transport.send(HttpRequest("POST", server.url + "/v1/chat/completions", {}, {}, 2000))
+        asked = len(server.requests)
+    assert exchange.status == 307 and asked == 1
