@@ -228,6 +228,10 @@ def _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms
         raise click.UsageError("--base-url needs --model")
     if provider == "gemini" and model_problem(model):
         raise click.BadParameter(model_problem(model), param_hint="--model")
+    if provider.startswith("openai") and parts.path in ("", "/"):  # kept as given, as the SDK keeps it
+        path = "responses" if provider == "openai-responses" else "chat/completions"
+        click.echo(f"note: requests go to {base_url.rstrip('/')}/{path}; an OpenAI-compatible base URL usually "
+                   f"ends in its version (…/v1)", err=True)
     env = api_key_env or KEY_ENV[provider]
     key = os.environ.get(env)
     if not key and not is_loopback(base_url):  # a local vLLM, llama.cpp or Ollama server needs no key

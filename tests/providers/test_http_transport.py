@@ -169,3 +169,15 @@ def test_a_placeholder_key_does_not_corrupt_the_recording(placeholder):
         finally:
             transport.close()
     assert exchange.body == body
+
+
+def test_an_openai_base_url_without_a_path_is_kept_and_the_user_told(tmp_path):
+    """As the SDK does, nothing is added: the request goes where the URL says, and a note says where."""
+    call, answer = bodies("openai-chat")
+    with ScriptedServer([Reply(body=call), Reply(body=answer)]) as server:
+        res = CliRunner().invoke(main, ["run", "--provider", "openai-chat", "--base-url", server.url, "--model", "m",
+                                        "-o", str(tmp_path / "t.jsonl")], env={"OPENAI_API_KEY": KEY})
+        paths = [r["path"] for r in server.requests]
+    assert res.exit_code == 0, res.output
+    assert paths == ["/chat/completions"] * 2
+    assert f"note: requests go to {server.url}/chat/completions" in res.stderr

@@ -7,7 +7,7 @@ import orjson
 
 #: the model name every fake body carries, as the scenario inputs name it
 FAKE_MODEL = "fake-model"
-#: a fixed creation time (2026-11-30T00:00:00Z): traces are byte-for-byte repeatable
+#: a fixed creation time (2026-12-01T00:00:00Z): traces are byte-for-byte repeatable
 CREATED_AT = 1796083200
 #: text deltas are this many characters, in every API's stream
 DELTA_CHARS = 24
