@@ -7,6 +7,7 @@ from tracetui.loop.ablations import ABLATIONS
 from tracetui.loop.inputs import build_inputs, responses_inputs
 from tracetui.loop.runner import run_inputs, run_scenario
 from tracetui.loop.scenarios import SCENARIOS
+from tracetui.providers.base import HttpRequest
 from tracetui.providers.fake import FakeProvider
 
 # scenario -> (status, first failing lane or None, recovered events)
@@ -177,7 +178,9 @@ def test_reasoning_item_is_kept_and_required():
     body = {"input": [{"role": "user", "content": "o-1"},
                       {"type": "function_call", "id": "fc_1", "call_id": "call-1", "name": "read_order",
                        "arguments": "{}"}]}
-    assert "without its required 'reasoning' item" in provider._inspect(body)[0]
+    exchange = provider.send(HttpRequest("POST", "fake://provider/v1/responses", {}, body, 30000))
+    assert exchange.status == 400
+    assert "without its required 'reasoning' item" in exchange.body["error"]["message"]
 
 
 def test_truncation_is_an_input_the_user_can_change():

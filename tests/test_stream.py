@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-from tracetui.providers.openai_responses import StreamAssembler, assemble_responses_stream, responses_to_events
-from tracetui.providers.stream import StreamProtocolError
 from tracetui.providers.fake_model import fn_call, message, response
+from tracetui.providers.fake_wire.responses import ResponsesWire, responses_to_events
+from tracetui.providers.openai_responses import StreamAssembler, assemble_responses_stream
+from tracetui.providers.stream import StreamProtocolError
 
-BODY = response([message("The order o-1 was delivered."), fn_call("read_order", {"order_id": "o-1"}, "call-1")])
+BODY = ResponsesWire().render(response([message("The order o-1 was delivered."),
+                                        fn_call("read_order", {"order_id": "o-1"}, "call-1")]), 1, 1)[1]
 
 
 def test_round_trip():

@@ -11,7 +11,7 @@ import orjson
 
 from tracetui import __version__
 from tracetui.loop.ablations import ABLATIONS
-from tracetui.loop.scenarios import FAULT_CHOICES, SCENARIOS
+from tracetui.loop.scenarios import FAULT_CHOICES, PROVIDERS, SCENARIOS
 from tracetui.trace.reader import TraceReadError
 
 
@@ -58,9 +58,13 @@ def main() -> None:
               help="Inject N transient 503s on the first model call.")
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
               help="Seed for logical latencies and backoff jitter.")
+@click.option("--provider", type=click.Choice(list(PROVIDERS)), default="openai-responses", show_default=True,
+              help="The API whose wire shape the built-in provider speaks (see `tracetui scenarios` for where "
+                   "an API cannot express a scenario).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Trace file to write (atomically). Default: standard output.")
-def generate(scenarios, all_scenarios, ablation, all_ablations, faults, transient_failures, seed, output) -> None:
+def generate(scenarios, all_scenarios, ablation, all_ablations, faults, transient_failures, seed, provider,
+             output) -> None:
     """Run built-in scenarios through the loop and write their JSONL traces."""
     from tracetui.loop.runner import run_scenario
 
@@ -76,7 +80,7 @@ def generate(scenarios, all_scenarios, ablation, all_ablations, faults, transien
         """Runs are written as they finish: memory stays flat however many are generated."""
         for name in names:
             for abl in ablations:
-                result = run_scenario(name, abl, tuple(faults), transient_failures, seed)
+                result = run_scenario(name, abl, tuple(faults), transient_failures, seed, provider=provider)
                 tally["runs"] += 1
                 tally["failed"] += result.status != "answer_ready"
                 yield result
@@ -112,7 +116,9 @@ def _load_responses(path: str) -> list[Any]:
 @click.option("--responses", "responses_file", type=click.Path(exists=True, dir_okay=False), default=None,
               help="JSON list of raw provider responses, one per model call (a cassette).")
 @click.option("--base-url", default=None, metavar="URL",
-              help="Run against a real endpoint instead, e.g. https://api.openai.com (no path).")
+              help="Run against a real endpoint instead. The API path is appended to it as the provider's SDK does: "
+                   "OpenAI-compatible URLs end in their version (https://api.openai.com/v1, "
+                   "http://localhost:8000/v1); Anthropic and Gemini take the API root (https://api.anthropic.com).")
 @click.option("--provider", default="openai-responses", show_default=True,
               help="API shape: openai-responses, openai-chat, anthropic or gemini.")
 @click.option("--model", default=None, help="Model name (required with --base-url).")
@@ -124,10 +130,22 @@ def _load_responses(path: str) -> list[Any]:
 @click.option("--api-key-env", default=None, metavar="NAME",
               help="Environment variable holding the API key (default: OPENAI_API_KEY, ANTHROPIC_API_KEY "
                    "or GEMINI_API_KEY by provider). The key is never written to the trace.")
-@click.option("--timeout-ms", type=click.IntRange(1, 600000), default=None,
-              help="With --base-url: per-attempt timeout (default 30000).")
+@click.option("--timeout-ms", type=click.IntRange(1, 3_600_000), default=None,
+              help="With --base-url: timeout of connecting and of each read, as the SDKs apply theirs "
+                   "(default 600000, connecting 5000); a stream may run as long as it keeps sending.")
+@click.option("--header-timeout-ms", type=click.IntRange(1, 3_600_000), default=None,
+              help="With --base-url: the status line and headers must all arrive within this, however slowly "
+                   "a server drips them (default: the --timeout-ms).")
 @click.option("--max-retries", type=click.IntRange(0, 10), default=None,
-              help="With --base-url: retries per model call (default 2).")
+              help="With --base-url: retries per model call (default: the provider SDK's, 2; Gemini 0).")
+@click.option("--max-response-bytes", type=click.IntRange(1024, None), default=None,
+              help="With --base-url: cap on one response's decoded bytes, body or stream, enforced while "
+                   "reading (default 4194304). A run also records at most what a replay accepts.")
+@click.option("--max-stream-events", type=click.IntRange(1, None), default=None,
+              help="With --base-url: cap on one stream's events (default 50000).")
+@click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=None,
+              help="With --base-url: seed of the retry jitter (default: drawn at random, so concurrent runs do "
+                   "not retry in step; it is recorded, so the run replays exactly).")
 @click.option("--max-turns", type=click.IntRange(1, 100), default=None, help="Turn budget (default 3).")
 @click.option("--max-calls", type=click.IntRange(0, 1000), default=None, help="Tool call budget (default 2).")
 @click.option("--run-id", default=None,
@@ -135,7 +153,8 @@ def _load_responses(path: str) -> list[Any]:
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Trace file to write (atomically). Default: standard output.")
 def run(responses_file, base_url, provider, model, stream, show_stream, prompt, api_key_env, timeout_ms,
-        max_retries, max_turns, max_calls, run_id, output) -> None:
+        header_timeout_ms, max_retries, max_response_bytes, max_stream_events, seed, max_turns, max_calls, run_id,
+        output) -> None:
     """Run the loop over recorded responses (--responses) or a real endpoint (--base-url); write the trace.
 
     \b
@@ -154,7 +173,10 @@ def run(responses_file, base_url, provider, model, stream, show_stream, prompt, 
     if responses_file is not None:
         live_only = [n for n, v in (("--stream", stream), ("--show-stream", show_stream),
                                     ("--api-key-env", api_key_env), ("--timeout-ms", timeout_ms),
-                                    ("--max-retries", max_retries), ("--model", model)) if v]
+                                    ("--header-timeout-ms", header_timeout_ms), ("--max-retries", max_retries),
+                                    ("--max-response-bytes", max_response_bytes),
+                                    ("--max-stream-events", max_stream_events), ("--seed", seed is not None),
+                                    ("--model", model)) if v]
         if live_only:
             raise click.UsageError(f"{', '.join(live_only)} only apply with --base-url")
         from tracetui.loop.inputs import RECORDED_QUESTION, responses_inputs
@@ -169,23 +191,32 @@ def run(responses_file, base_url, provider, model, stream, show_stream, prompt, 
         if show_stream is None:  # watching is for people: on at a terminal, off in pipes and CI logs
             show_stream = stream and sys.stderr.isatty()
         result = _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms, max_retries,
-                           max_turns, max_calls, run_id, show_stream=show_stream)
+                           max_turns, max_calls, run_id, show_stream=show_stream, seed=seed,
+                           header_timeout_ms=header_timeout_ms, max_response_bytes=max_response_bytes,
+                           max_stream_events=max_stream_events)
     from tracetui.trace.safe_text import printable
     from tracetui.trace.verdict import decide
 
     _emit([result.records], output)
     verdict = decide(result.summary, result.events).as_dict(result.summary["run_id"])
     click.echo(printable(_verdict_line(verdict)), err=True)
+    from tracetui.loop.live import was_interrupted
+
+    if was_interrupted(result):
+        sys.exit(130)  # as a shell reports a run stopped by Ctrl-C; the trace holds what was recorded
     sys.exit(0 if verdict["ready"] else 1)
 
 
 def _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms, max_retries, max_turns,
-              max_calls, run_id, show_stream=False):
+              max_calls, run_id, show_stream=False, seed=None, header_timeout_ms=None, max_response_bytes=None,
+              max_stream_events=None):
     import os
     from urllib.parse import urlsplit
 
+    from tracetui.providers.gemini import model_problem
     from tracetui.providers.http_transport import KEY_ENV, HttpTransport, is_loopback
-    from tracetui.loop.live import TextEcho, http_inputs, run_http
+    from tracetui.providers.response_caps import ResponseCaps
+    from tracetui.loop.live import LIVE_CONNECT_TIMEOUT_MS, TextEcho, http_inputs, run_http
 
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -195,16 +226,27 @@ def _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms
                                  "environment, and the URL is written to the trace", param_hint="--base-url")
     if not model:
         raise click.UsageError("--base-url needs --model")
+    if provider == "gemini" and model_problem(model):
+        raise click.BadParameter(model_problem(model), param_hint="--model")
+    if provider.startswith("openai") and parts.path in ("", "/"):  # kept as given, as the SDK keeps it
+        path = "responses" if provider == "openai-responses" else "chat/completions"
+        click.echo(f"note: requests go to {base_url.rstrip('/')}/{path}; an OpenAI-compatible base URL usually "
+                   f"ends in its version (…/v1)", err=True)
     env = api_key_env or KEY_ENV[provider]
     key = os.environ.get(env)
     if not key and not is_loopback(base_url):  # a local vLLM, llama.cpp or Ollama server needs no key
         raise click.ClickException(f"{env} is not set: export the API key there, or name another variable "
                                    f"with --api-key-env")
     inputs = http_inputs(provider, model, base_url, prompt=prompt, stream=stream, timeout_ms=timeout_ms,
-                         max_retries=max_retries, max_turns=max_turns, max_calls=max_calls, api_key_env=env)
+                         max_retries=max_retries, max_turns=max_turns, max_calls=max_calls, api_key_env=env,
+                         seed=seed)
+    caps = ResponseCaps(**{k: v for k, v in (("max_response_bytes", max_response_bytes),
+                                             ("max_stream_events", max_stream_events)) if v is not None})
     # the echo only reads the stream: the exchanges recorded, hence the trace, do not depend on it
     echo = TextEcho(sys.stderr) if show_stream else None
-    transport = HttpTransport(provider, key, trust_env=not is_loopback(base_url),
+    transport = HttpTransport(provider, key, trust_env=not is_loopback(base_url), caps=caps,
+                              connect_timeout_ms=LIVE_CONNECT_TIMEOUT_MS if timeout_ms is None else None,
+                              header_timeout_ms=header_timeout_ms,
                               on_text=echo.text if echo else None, on_stream_end=echo.end if echo else None)
     try:
         return run_http(run_id or f"http-{provider}", inputs, transport)
@@ -445,6 +487,16 @@ def scenarios() -> None:
                         ("html", "200 whose body is an HTML error page"),
                         ("vendor", "200 whose body is another vendor's JSON")):
         click.echo(f"  {name:<{width}}  {about}")
+    from tracetui.providers.fake_wire import WIRES
+
+    click.echo(f"\nproviders (--provider NAME): each scenario in each API's wire shape, with the same verdict "
+               f"except where an API cannot express it:")
+    for provider, wire in WIRES.items():
+        rows = [(name, status, why) for name, (status, why) in wire.differences.items()]
+        rows += [(f"fault {name}", status, why) for name, (status, why) in wire.fault_differences.items()]
+        click.echo(f"  {provider}" + ("  (the scenarios are written for it)" if not rows else ""))
+        for name, status, why in rows:
+            click.echo(f"    {name:<{width}}  {status:<22} {why}")
 
 
 @main.command()

@@ -38,6 +38,8 @@ class Reply:
     resume: threading.Event = field(default_factory=threading.Event)
     resumed: bool | None = None  # set by the server: was the pause released before PAUSE_LIMIT?
     sent: int = 0  # events the server has started to write
+    frames: list[bytes] | None = None  # SSE: bytes framed by the test (event names, CRLF), each sent as a chunk
+    drop: bool = False  # hang up without a response (a dropped connection)
 
 
 class ScriptedServer:
@@ -90,6 +92,21 @@ class ScriptedServer:
     def answer(handler: BaseHTTPRequestHandler, reply: Reply) -> None:
         if reply.delay:
             time.sleep(reply.delay)
+        if reply.drop:
+            handler.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if reply.frames is not None:
+            handler.send_response(reply.status)
+            for k, v in {"content-type": "text/event-stream", **reply.headers}.items():
+                handler.send_header(k, v)
+            handler.send_header("transfer-encoding", "chunked")
+            handler.send_header("connection", "close")
+            handler.end_headers()
+            for frame in reply.frames:
+                handler.wfile.write(f"{len(frame):x}\r\n".encode() + frame + b"\r\n")
+            handler.wfile.write(b"0\r\n\r\n")
+            handler.wfile.flush()
+            return
         if reply.events is not None:
             handler.send_response(reply.status)
             for k, v in {"content-type": "text/event-stream", **reply.headers}.items():

@@ -143,7 +143,7 @@ def test_gemini_synthesizes_a_deterministic_id_and_says_so():
     fr = user["parts"][0]["functionResponse"]
     assert fr["name"] == "read_order" and "id" not in fr  # the API never issued that id
     assert fr["response"]["output"]["status"] == "delivered"
-    assert second["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"]["additionalProperties"] is False
+    assert second["tools"][0]["functionDeclarations"][0]["parameters_json_schema"]["additionalProperties"] is False
     again, _ = run_fixture("gemini_tool_then_answer")
     assert again.events == result.events
 
@@ -215,9 +215,45 @@ def test_anthropic_error_body_at_200_and_unknown_blocks():
 def test_gemini_no_candidates_and_unknown_finish():
     adapter = get_adapter("gemini")
     assert adapter.parse_response({"candidates": [], "usageMetadata": {}}).kind == base.EMPTY
-    other = {"candidates": [{"content": {"parts": [{"text": "x"}]}, "finishReason": "OTHER"}]}
-    assert adapter.parse_response(other).kind == base.UNSUPPORTED
+    newer = {"candidates": [{"content": {"parts": [{"text": "x"}]}, "finishReason": "SOMETHING_NEW"}]}
+    assert adapter.parse_response(newer).kind == base.UNSUPPORTED
     for reason in ("UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"):
         turn = adapter.parse_response({"candidates": [{"finishReason": reason}]})
         assert turn.kind == base.INVALID_TOOL_CALL
 
+
+
+@pytest.mark.parametrize("reason, status", [
+    ("OTHER", "generation_stopped"), ("IMAGE_OTHER", "generation_stopped"),
+    ("FINISH_REASON_UNSPECIFIED", "finish_reason_unspecified"), ("MALFORMED_RESPONSE", "malformed_response"),
+    ("NO_IMAGE", "no_image"), ("MISSING_THOUGHT_SIGNATURE", "missing_thought_signature"),
+    ("PUP_LIMITED_DISABLED", "account_restricted"), ("MODEL_ARMOR", "refused"), ("IMAGE_SAFETY", "refused"),
+    ("IMAGE_PROHIBITED_CONTENT", "refused"), ("IMAGE_RECITATION", "refused"), ("ESCALATION", "refused"),
+    ("CONTINUATION", "incomplete"), ("TOO_MANY_TOOL_CALLS", "invalid_tool_call"),
+])
+def test_every_gemini_finish_reason_has_its_own_code_and_words(reason, status):
+    body = {"candidates": [{"content": {"role": "model", "parts": [{"text": "x"}]}, "finishReason": reason}]}
+    result = run_inputs("g", responses_inputs([body], "gemini"))
+    failure = result.summary["first_failure"]
+    assert result.status == status and failure["lane"] == "generation"
+    assert f"(finishReason {reason})" in failure["reason"] and "unexpected" not in failure["reason"]
+
+
+def test_every_gemini_finish_reason_the_sdk_knows_is_named():
+    from google.genai.types import FinishReason
+
+    from tracetui.providers.gemini_finish import FINISH_REASONS
+
+    assert {r.value for r in FinishReason} - {"STOP"} <= set(FINISH_REASONS)
+
+
+def test_a_legacy_chat_function_call_gets_its_own_code():
+    body = {"id": "c", "object": "chat.completion", "created": 1, "model": "m", "choices": [{
+        "index": 0, "finish_reason": "function_call", "logprobs": None,
+        "message": {"role": "assistant", "content": None,
+                    "function_call": {"name": "read_order", "arguments": "{\"order_id\": \"o-1\"}"}}}]}
+    result = run_inputs("legacy", responses_inputs([body], "openai-chat"))
+    failure = result.summary["first_failure"]
+    assert result.status == "legacy_function_call" and failure["lane"] == "generation"
+    assert "legacy function_call" in failure["reason"]
+    assert not any(e["lane"] == "receipt" for e in result.events)

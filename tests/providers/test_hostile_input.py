@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tracetui.loop.inputs import responses_inputs
-from tracetui.loop.retry import MAX_BACKOFF_MS, MAX_RETRY_AFTER_MS, backoff_ms, failure_code, is_retryable
+from tracetui.loop.retry import ANTHROPIC, GEMINI, OPENAI, failure_code
 from tracetui.loop.runner import run_inputs, run_scenario
 from tracetui.providers.openai_responses import StreamAssembler
 from tracetui.providers.stream import assemble
@@ -413,8 +413,9 @@ def test_from_record_cleans_or_rejects(rec, expect):
     if ex.error == MALFORMED_EXCHANGE:
         assert "recorded exchange is malformed" in ex.body["error"]["message"]
         assert failure_code(ex.status, ex.error) == MALFORMED_EXCHANGE
-        assert not is_retryable(ex.status, ex.error, ex.headers)
-        assert not is_retryable(ex.status, ex.error, {"x-should-retry": "true"})
+        for policy in (OPENAI, ANTHROPIC, GEMINI):
+            assert not policy.decide(1, ex.status, ex.error, ex.headers, random.Random(0)).retry
+            assert not policy.decide(1, ex.status, ex.error, {"x-should-retry": "true"}, random.Random(0)).retry
 
 
 # -- retry rules -------------------------------------------------------------------------------------
@@ -429,51 +430,61 @@ retry_headers = st.dictionaries(st.sampled_from(["retry-after", "retry-after-ms"
                                                  "Retry-After"]) | keys, header_values, max_size=5)
 
 
+def decide(headers, status=429, attempt=1, policy=OPENAI):
+    return policy.decide(attempt, status, None, headers, random.Random(0))
+
+
+def waits(decision):
+    """(wait in ms, where it came from) of a retry decision."""
+    assert decision.retry
+    return decision.wait_ms, decision.source
+
+
 @FUZZ
 @given(status=st.none() | st.integers(100, 599), error=st.none() | st.sampled_from(
-    ["timeout", "connection", "stream_interrupted", MALFORMED_EXCHANGE]), headers=retry_headers,
+    ["timeout", "connect", "connection", "stream_interrupted", MALFORMED_EXCHANGE]), headers=retry_headers,
     attempt=st.integers(1, 12), seed=st.integers(0, 2 ** 32))
 def test_retry_rules_with_arbitrary_header_values(status, error, headers, attempt, seed):
-    assert isinstance(is_retryable(status, error, headers), bool)
-    ms, source = backoff_ms(attempt, headers, random.Random(seed))
-    assert type(ms) is int and 0 <= ms <= max(MAX_RETRY_AFTER_MS, MAX_BACKOFF_MS)
-    assert source in ("retry-after-ms", "retry-after", "retry-after date", "exponential backoff")
+    for policy, longest in ((OPENAI, 120_000), (ANTHROPIC, 4_294_967_000), (GEMINI, 60_000)):
+        decision = policy.decide(attempt, status, error, headers, random.Random(seed))
+        assert isinstance(decision.retry, bool) and isinstance(decision.why, str) and decision.why
+        if decision.retry:
+            assert type(decision.wait_ms) is int and 0 <= decision.wait_ms <= longest
+            assert decision.source in ("retry-after-ms", "retry-after", "retry-after date", "exponential backoff")
 
 
 @pytest.mark.parametrize("headers", [{"retry-after": [1]}, {"retry-after": {"s": 1}}, {"retry-after-ms": [5]},
                                      {"x-should-retry": ["true"]}, {"x-should-retry": {}}, {"retry-after": None}])
 def test_non_text_retry_headers_fall_back(headers):
-    assert is_retryable(429, None, headers) is True
-    assert backoff_ms(1, headers, random.Random(0))[1] == "exponential backoff"
+    decision = decide(headers)
+    assert decision.retry is True and decision.source == "exponential backoff"
 
 
 def test_numeric_retry_headers_still_count():
-    assert backoff_ms(1, {"retry-after": 2}, random.Random(0)) == (2000, "retry-after")
-    assert backoff_ms(1, {"retry-after-ms": 250.5}, random.Random(0)) == (250, "retry-after-ms")
-    assert backoff_ms(1, {"retry-after": "3"}, random.Random(0)) == (3000, "retry-after")
-    assert is_retryable(400, None, {"x-should-retry": True}) is True
+    assert waits(decide({"retry-after": 2})) == (2000, "retry-after")
+    assert waits(decide({"retry-after-ms": 250.5})) == (250, "retry-after-ms")
+    assert waits(decide({"retry-after": "3"})) == (3000, "retry-after")
+    assert decide({"x-should-retry": True}, status=400).retry is True
 
 
 def test_retry_after_as_an_http_date_is_measured_against_the_date_header():
     date = "Wed, 21 Oct 2015 07:28:00 GMT"
-    assert backoff_ms(1, {"retry-after": "Wed, 21 Oct 2015 07:28:12 GMT", "date": date},
-                      random.Random(0)) == (12000, "retry-after date")
+    assert waits(decide({"retry-after": "Wed, 21 Oct 2015 07:28:12 GMT", "date": date})) == (12000, "retry-after date")
     # RFC 850 and asctime spellings are HTTP dates too, and read as UTC
-    assert backoff_ms(1, {"retry-after": "Wednesday, 21-Oct-15 07:28:05 GMT", "date": date},
-                      random.Random(0)) == (5000, "retry-after date")
-    assert backoff_ms(1, {"retry-after": "Wed Oct 21 07:28:01 2015", "date": date},
-                      random.Random(0)) == (1000, "retry-after date")
+    assert waits(decide({"retry-after": "Wednesday, 21-Oct-15 07:28:05 GMT", "date": date})) == \
+        (5000, "retry-after date")
+    assert waits(decide({"retry-after": "Wed Oct 21 07:28:01 2015", "date": date})) == (1000, "retry-after date")
 
 
 @pytest.mark.parametrize("headers", [
     {"retry-after": "Wed, 21 Oct 2015 07:28:12 GMT"},  # no Date: nothing deterministic to measure against
     {"retry-after": "Wed, 21 Oct 2015 07:28:12 GMT", "date": "yesterday"},
     {"retry-after": "Wed, 21 Oct 2015 07:27:00 GMT", "date": "Wed, 21 Oct 2015 07:28:00 GMT"},  # in the past
-    {"retry-after": "Wed, 21 Oct 2015 09:28:00 GMT", "date": "Wed, 21 Oct 2015 07:28:00 GMT"},  # beyond the cap
 ])
 def test_retry_after_dates_that_cannot_be_used_fall_back_to_backoff(headers):
-    ms, source = backoff_ms(2, headers, random.Random(0))
-    assert source == "exponential backoff" and 750 <= ms <= 1000
+    for policy in (OPENAI, ANTHROPIC):
+        decision = decide(headers, attempt=2, policy=policy)
+        assert decision.source == "exponential backoff" and 750 <= decision.wait_ms <= 1000
 
 
 # -- end to end --------------------------------------------------------------------------------------

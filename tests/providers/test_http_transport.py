@@ -73,7 +73,7 @@ def test_sse_parser_handles_split_chunks_crlf_comments_and_multiline_data():
     for i in range(0, len(raw), 7):  # bytes arrive in arbitrary pieces
         events += parser.feed(raw[i:i + 7])
     assert events == [{"type": "a", "n": 1}, {"data": "[DONE]"}]
-    assert parser.close() == [{"data": '{"x"'}]  # what was left, kept as text, never guessed at
+    assert parser.close() == []  # an event the stream never ended is discarded, as the SSE spec and the SDKs do
     utf8 = "data: {\"t\": \"é\"}\n\n".encode()
     parser = SSEParser()
     assert parser.feed(utf8[:11]) + parser.feed(utf8[11:]) == [{"t": "é"}]
@@ -97,7 +97,7 @@ def test_cli_live_run_writes_a_trace_that_replays_offline(tmp_path):
                                  env={"ANTHROPIC_API_KEY": KEY})
         sent = server.requests
     assert res.exit_code == 0, res.output
-    assert sent[0]["headers"]["x-api-key"] == KEY and sent[0]["body"]["messages"][0]["content"] == "Where is o-1?"
+    assert sent[0]["headers"]["authorization"] == f"Bearer {KEY}" and sent[0]["body"]["messages"][0]["content"] == "Where is o-1?"
     data = out.read_bytes()
     assert KEY.encode() not in data
     run = orjson.loads(data.splitlines()[0])
@@ -169,3 +169,15 @@ def test_a_placeholder_key_does_not_corrupt_the_recording(placeholder):
         finally:
             transport.close()
     assert exchange.body == body
+
+
+def test_an_openai_base_url_without_a_path_is_kept_and_the_user_told(tmp_path):
+    """As the SDK does, nothing is added: the request goes where the URL says, and a note says where."""
+    call, answer = bodies("openai-chat")
+    with ScriptedServer([Reply(body=call), Reply(body=answer)]) as server:
+        res = CliRunner().invoke(main, ["run", "--provider", "openai-chat", "--base-url", server.url, "--model", "m",
+                                        "-o", str(tmp_path / "t.jsonl")], env={"OPENAI_API_KEY": KEY})
+        paths = [r["path"] for r in server.requests]
+    assert res.exit_code == 0, res.output
+    assert paths == ["/chat/completions"] * 2
+    assert f"note: requests go to {server.url}/chat/completions" in res.stderr

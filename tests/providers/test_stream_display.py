@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 import tracetui.providers.http_transport as http_transport
 from tracetui.cli import main
-from tracetui.providers.openai_responses import responses_to_events
+from tracetui.providers.fake_wire.responses import responses_to_events
 from tracetui.providers.base import Exchange, HttpRequest
 from tracetui.providers.http_transport import FOLDERS, REDACTED, HttpTransport
 from tracetui.loop.live import TextEcho, http_inputs, run_http
@@ -25,7 +25,7 @@ from tracetui.providers.registry import get_adapter
 from tracetui.providers.sse import to_event
 
 from scripted_server import Reply, ScriptedServer
-from wire import ANSWER, PROVIDERS, streams
+from wire import ANSWER, PROVIDERS, base_url, streams
 
 KEY = "sk-test-display-0123456789abcdef"
 MARK = "ARGMARK-7f3"  # only ever inside tool-call arguments
@@ -213,7 +213,7 @@ def test_a_watched_run_records_the_same_trace(provider):
     with ScriptedServer([Reply(events=first), Reply(events=second)] * 2) as server:  # one URL for both runs
 
         def run(**hooks):
-            inputs = http_inputs(provider, "m", server.url, stream=True, api_key_env="K")
+            inputs = http_inputs(provider, "m", base_url(provider, server.url), stream=True, api_key_env="K", seed=0)
             return run_http("watched", inputs, _FrozenClock(provider, KEY, trust_env=False, **hooks))
 
         watched, plain = run(on_text=deltas.append), run()
@@ -225,7 +225,8 @@ def test_a_watched_run_records_the_same_trace(provider):
 def _cli(server, tmp_path, name, *flags):
     out = tmp_path / f"{name}.jsonl"
     res = CliRunner().invoke(main, ["run", "--provider", "anthropic", "--base-url", server.url, "--model", "c",
-                                    "--run-id", "same", "-o", str(out), *flags], env={"ANTHROPIC_API_KEY": KEY})
+                                    "--run-id", "same", "--seed", "0", "-o", str(out), *flags],
+                             env={"ANTHROPIC_API_KEY": KEY})
     return res, out.read_bytes() if out.exists() else b""
 
 

@@ -9,14 +9,21 @@ FIXTURES = Path(__file__).parent / "fixtures"
 PROVIDERS = ("openai-responses", "openai-chat", "anthropic", "gemini")
 ANSWER = '{"order_id":"o-1","status":"delivered","source":"read_order"}'
 
-_RESPONSES_CALL = {"id": "resp_1", "object": "response", "status": "completed", "model": "gpt-4.1-mini",
+_READ_ORDER = {"type": "function", "name": "read_order", "description": "Read the status of an order.",
+               "strict": True, "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
+                                              "required": ["order_id"], "additionalProperties": False}}
+_RESPONSES_COMMON = {"object": "response", "created_at": 1767225600, "status": "completed", "model": "gpt-4.1-mini",
+                     "parallel_tool_calls": True, "tool_choice": "auto", "tools": [_READ_ORDER]}
+_RESPONSES_CALL = {"id": "resp_1", **_RESPONSES_COMMON,
                    "output": [{"type": "function_call", "id": "fc_1", "call_id": "call_r1", "name": "read_order",
                                "arguments": "{\"order_id\":\"o-1\"}", "status": "completed"}],
-                   "usage": {"input_tokens": 40, "output_tokens": 10, "total_tokens": 50}}
-_RESPONSES_ANSWER = {"id": "resp_2", "object": "response", "status": "completed", "model": "gpt-4.1-mini",
+                   "usage": {"input_tokens": 40, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0}, "output_tokens": 10,
+                             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 50}}
+_RESPONSES_ANSWER = {"id": "resp_2", **_RESPONSES_COMMON,
                      "output": [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
                                  "content": [{"type": "output_text", "text": ANSWER, "annotations": []}]}],
-                     "usage": {"input_tokens": 60, "output_tokens": 20, "total_tokens": 80}}
+                     "usage": {"input_tokens": 60, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0}, "output_tokens": 20,
+                               "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 80}}
 
 #: the overload each API answers with, as its docs show it
 OVERLOADED = {
@@ -35,6 +42,11 @@ HTML = ("<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head>"
         "<body><h1>502 Bad Gateway</h1><hr><center>nginx</center></body></html>")
 
 
+def base_url(provider: str, root: str) -> str:
+    """The base URL each provider's SDK takes: OpenAI's ends in its version, the others are the API root."""
+    return root + "/v1" if provider.startswith("openai") else root
+
+
 def _load(name: str) -> list[Any]:
     return json.loads((FIXTURES / name).read_text())
 
@@ -50,10 +62,28 @@ def bodies(provider: str) -> tuple[Any, Any]:
 def streams(provider: str) -> tuple[list[Any], list[Any]]:
     """The same two turns as server-sent events (data payloads, in order)."""
     if provider == "openai-responses":
-        from tracetui.providers.openai_responses import responses_to_events
+        from tracetui.providers.fake_wire.responses import responses_to_events
         return responses_to_events(_RESPONSES_CALL), responses_to_events(_RESPONSES_ANSWER)
     call, answer = _load(f"{provider}_stream_tool_then_answer.json")
     return [_sse(e) for e in call["events"]], [_sse(e) for e in answer["events"]]
+
+
+def sse_frames(provider: str, events: list[Any]) -> list[bytes]:
+    """Events framed as each API sends them: Responses and Anthropic name each event (``event: TYPE``, which
+    the anthropic SDK requires), Chat sends bare ``data:`` lines and ``data: [DONE]``, Gemini ends its lines
+    with CRLF."""
+    frames = []
+    for event in events:
+        if isinstance(event, dict) and set(event) == {"data"}:
+            event = event["data"]  # a recorded bare data line ([DONE]) goes out as the text it was
+        data = event if isinstance(event, str) else json.dumps(event)
+        if provider == "gemini":
+            frames.append(f"data: {data}\r\n\r\n".encode())
+        elif provider in ("openai-responses", "anthropic") and isinstance(event, dict) and "type" in event:
+            frames.append(f"event: {event['type']}\ndata: {data}\n\n".encode())
+        else:
+            frames.append(f"data: {data}\n\n".encode())
+    return frames
 
 
 def _sse(event: Any) -> Any:

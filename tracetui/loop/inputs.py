@@ -7,6 +7,7 @@ from typing import Any
 import orjson
 
 from tracetui.loop.ablations import ABLATIONS
+from tracetui.loop.retry import policy_for
 from tracetui.loop.scenarios import SCENARIOS
 from tracetui.loop.world import (
     BUDGETS, INSTRUCTIONS, PRINCIPAL, READ_ORDER, default_tool_data, default_tools,
@@ -17,7 +18,7 @@ RECORDED_QUESTION = "What is the status of order o-1?"
 
 
 def build_inputs(scenario: str, ablation: str = "complete", faults: tuple[str, ...] | list[str] = (),
-                 transient_failures: int = 0, seed: int = 0) -> dict[str, Any]:
+                 transient_failures: int = 0, seed: int = 0, provider: str = "openai-responses") -> dict[str, Any]:
     sc = SCENARIOS[scenario]
     if ablation not in ABLATIONS:
         raise KeyError(ablation)
@@ -27,7 +28,7 @@ def build_inputs(scenario: str, ablation: str = "complete", faults: tuple[str, .
         "source": "scenario",
         "scenario": sc.name,
         "ablation": ablation,
-        "provider": "openai-responses",
+        "provider": provider,
         "model": "fake-model",
         "instructions": INSTRUCTIONS,
         "user_input": sc.user_input,
@@ -59,8 +60,11 @@ def run_id_for(scenario: str, ablation: str = "complete", faults=(), transient_f
 
 def responses_inputs(responses: list[Any], provider: str = "openai-responses", max_turns: int | None = None,
                      max_calls: int | None = None, user_input: str = RECORDED_QUESTION) -> dict[str, Any]:
-    """Inputs for a run over recorded raw responses (a cassette), with the read-only tool set."""
-    budgets = dict(RECORDED_BUDGETS)
+    """Inputs for a run over recorded raw responses (a cassette), with the read-only tool set.
+
+    Retries follow the provider's SDK default (none for Gemini), as a live run's do.
+    """
+    budgets = {**RECORDED_BUDGETS, "max_retries": policy_for(provider).default_max_retries}
     if max_turns is not None:
         budgets["max_turns"] = max_turns
     if max_calls is not None:

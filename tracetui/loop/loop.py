@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 
@@ -15,11 +16,11 @@ from tracetui import __version__
 from tracetui.loop.ablations import ABLATIONS
 from tracetui.loop.answer import verify_answer
 from tracetui.loop.recorder import Recorder
-from tracetui.loop.retry import backoff_ms, failure_code, is_retryable
+from tracetui.loop.retry import failure_code, policy_for
 from tracetui.loop.tools import ToolFailure, ToolState
 from tracetui.loop.validation import REPAIRABLE, UNKNOWN_TOOL, validate_arguments
 from tracetui.providers import base
-from tracetui.providers.base import Adapter, Exchange, HttpRequest, ModelTurn, Transport
+from tracetui.providers.base import INTERRUPTED, RESPONSE_TOO_LARGE, Adapter, Exchange, HttpRequest, ModelTurn, Transport
 from tracetui.trace.format import ANSWER_READY, FAILED, OK, RECOVERED, TRACE_VERSION
 from tracetui.trace.verdict import RECORDING_ENDED, first_failure, status_of
 
@@ -71,6 +72,7 @@ class AgentLoop:
         self.tools = {t["name"]: t for t in inputs["tools"]}
         self.state = ToolState.from_inputs(inputs.get("tool_data") or {})
         self._rng: random.Random | None = None
+        self.retry = policy_for(inputs.get("provider"))
         self.ablate = ABLATIONS[inputs.get("ablation") or "complete"][0]
         self.transcript: list[dict[str, Any]] = [
             {"type": "message", "role": "developer", "content": inputs["instructions"]},
@@ -127,7 +129,9 @@ class AgentLoop:
     def _http(self, turn: int, body: dict[str, Any], items: int, units: int) -> ModelTurn:
         failed_attempts: list[dict[str, Any]] = []
         max_attempts = self.budgets["max_retries"] + 1
-        url = self.base_url + self.adapter.path
+        url = self.base_url.rstrip("/") + self.adapter.path  # appended as the SDKs do: the base URL as given
+        parts = urlsplit(url)
+        target = parts.path + ("?" + parts.query if parts.query else "")  # what the request line names
         for attempt in range(1, max_attempts + 1):
             request = HttpRequest("POST", url, {"content-type": "application/json"}, body,
                                   self.budgets["timeout_ms"], turn - 1, attempt, self.stream)
@@ -144,7 +148,7 @@ class AgentLoop:
                     "request": {"method": "POST", "url": url, "model": self.inputs["model"],
                                 "input_items": items, "input_units": units},
                     "response": exchange.to_record()}
-            label = f"POST {self.adapter.path} attempt {attempt}"
+            label = f"POST {target} attempt {attempt}"
             if exchange.status == 200 and exchange.error is None:
                 model_turn = self._parse(exchange)
                 if model_turn.kind == base.FOREIGN_BODY:
@@ -159,9 +163,9 @@ class AgentLoop:
                 return model_turn
             code = failure_code(exchange.status, exchange.error)
             what = f"HTTP {exchange.status}" if exchange.status is not None else (exchange.error or "no response")
-            retry = is_retryable(exchange.status, exchange.error, headers) and attempt < max_attempts
-            if retry:
-                wait, source = backoff_ms(attempt, headers, self.rng)
+            decision = self.retry.decide(attempt, exchange.status, exchange.error, headers, self.rng)
+            if decision.retry and attempt < max_attempts:
+                wait, source = decision.wait_ms, decision.source
                 data["backoff_ms"], data["backoff_source"] = wait, source
                 event = self.rec.add("http", "http.attempt", FAILED, turn, self.clock,
                                      f"{label}: {what}; retrying in {wait} ms ({source})", code=code, data=data)
@@ -171,10 +175,18 @@ class AgentLoop:
                 if pause is not None:  # real HTTP really waits; in-process transports have no wait()
                     pause(wait)
                 continue
-            why = ("retries exhausted after " + str(attempt) + " attempts") if attempt > 1 or is_retryable(
-                exchange.status, exchange.error, headers) else "not retryable"
-            if exchange.status == 200 and exchange.error:
+            if decision.retry and max_attempts == 1:
+                why = "not retried: the retry budget is 0 (max_retries)"
+            elif decision.retry or attempt > 1:
+                why = "retries exhausted after " + str(attempt) + " attempts"
+            else:
+                why = decision.why
+            if exchange.status == 200 and exchange.error == "stream_interrupted":
                 why = "the stream broke before it completed; no tool ran"
+            elif exchange.error == INTERRUPTED:
+                what, why = "interrupted (Ctrl-C)", "the run was stopped here; what was recorded is kept"
+            elif exchange.error == RESPONSE_TOO_LARGE:
+                why = "not retried: the same request would bring as much again"
             if exchange.error == RECORDING_ENDED:
                 what, why = f"no response left in the recording ({index} played)", "the run ends here"
             message = _api_error_message(exchange.body)
@@ -201,6 +213,8 @@ class AgentLoop:
         if mt.usage:
             data["usage"] = mt.usage
         code = GENERATION_FAILURES.get(mt.kind)
+        if code is not None and mt.code:
+            code = mt.code
         if mt.detail and code is None:  # a note on a good turn (e.g. a synthesized call id); failures say it in summary
             data["detail"] = mt.detail
         if code is not None:
@@ -410,6 +424,8 @@ class AgentLoop:
                    "first_failure": failure}
         if events and events[-1].get("code") == RECORDING_ENDED:
             summary["ended_by"] = "recording"  # the verdict may name an earlier failure; the run still ran out here
+        elif events and events[-1].get("code") == INTERRUPTED:
+            summary["ended_by"] = "interrupt"  # a live run the user stopped: what it recorded, up to there
         return RunResult(run, events, summary)
 
 

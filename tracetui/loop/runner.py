@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from typing import Any, Iterator
+from urllib.parse import urlsplit
 
 from tracetui.loop.loop import AgentLoop, RunResult
 from tracetui.loop.inputs import build_inputs, run_id_for
@@ -23,17 +24,26 @@ def transport_for(inputs: dict[str, Any]) -> Transport:
     return transport
 
 
+#: where the offline transports answer: a base URL whose path is each provider's default (``/v1`` for openai)
+FAKE_ROOT = "fake://provider"
+
+
+def offline_base_url(adapter) -> str:
+    """The base URL an offline run records: the fake root, with the provider's default base path."""
+    return FAKE_ROOT + urlsplit(adapter.default_base_url).path
+
+
 def run_inputs(run_id: str, inputs: dict[str, Any], transport: Transport | None = None,
                base_url: str | None = None) -> RunResult:
     adapter = get_adapter(inputs.get("provider") or "openai-responses")
     loop = AgentLoop(run_id, inputs, transport or transport_for(inputs), adapter,
-                     base_url or inputs.get("base_url") or "fake://provider")
+                     base_url or inputs.get("base_url") or offline_base_url(adapter))
     return loop.run()
 
 
 def run_scenario(scenario: str, ablation: str = "complete", faults=(), transient_failures: int = 0,
-                 seed: int = 0, run_id: str | None = None) -> RunResult:
-    inputs = build_inputs(scenario, ablation, faults, transient_failures, seed)
+                 seed: int = 0, run_id: str | None = None, provider: str = "openai-responses") -> RunResult:
+    inputs = build_inputs(scenario, ablation, faults, transient_failures, seed, provider)
     return run_inputs(run_id or run_id_for(scenario, ablation, faults, transient_failures, seed), inputs)
 
 

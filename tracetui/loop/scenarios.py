@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tracetui.providers.fake import FAULTS
+from tracetui.providers.fake_wire import WIRES
 
 
 @dataclass(frozen=True)
@@ -87,3 +88,16 @@ _ALL = [
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in _ALL}
 FAULT_CHOICES = FAULTS
+#: the wire shapes the built-in provider speaks; the scenarios are written for the first
+PROVIDERS: tuple[str, ...] = tuple(WIRES)
+
+
+def expected_status(scenario: str, provider: str = "openai-responses") -> str:
+    """The status ``scenario`` ends with in ``provider``'s wire shape (no faults, no ablation)."""
+    difference = WIRES[provider].differences.get(scenario)
+    return difference[0] if difference else SCENARIOS[scenario].expect
+
+
+def differences(provider: str) -> dict[str, tuple[str, str]]:
+    """Scenarios this provider's API cannot express as scripted: scenario → (its status here, why)."""
+    return dict(WIRES[provider].differences)

@@ -25,7 +25,8 @@ from tracetui.providers.base import (
 from tracetui.providers.shapes import brief, foreign_detail, identify, plain, text_or_none, try_canonical_json
 from tracetui.providers.transcript import turns
 
-API_VERSION = "2023-06-01"
+#: the API version the anthropic SDK pins (``anthropic-version``): the response shapes its types describe
+API_VERSION = "2026-10-21"
 CUT_SHORT = {"max_tokens": "response cut off at max_tokens",
              "model_context_window_exceeded": "response cut off: the model's context window is full",
              "pause_turn": "turn paused by the API (pause_turn); this loop does not resume paused turns"}
@@ -34,7 +35,9 @@ REASONING_BLOCKS = ("thinking", "redacted_thinking")
 
 class AnthropicAdapter:
     name = "anthropic"
+    #: appended to the base URL as given: the anthropic SDK's base URL is the API root
     path = "/v1/messages"
+    default_base_url = "https://api.anthropic.com"
 
     def build_request(self, model, transcript, tools, max_output_tokens, stream):
         system: list[str] = []

@@ -86,11 +86,18 @@ class Exchange:
 MALFORMED_EXCHANGE = "malformed_exchange"
 #: ``Exchange.error`` of the attempt a recorded run makes once its recording has no response left
 CASSETTE_EXHAUSTED = CODE_RECORDING_ENDED
+#: ``Exchange.error`` of an attempt whose response outgrew the caps on what a run reads and records
+RESPONSE_TOO_LARGE = "response_too_large"
+#: ``Exchange.error`` of the attempt during (or before) which the user stopped a live run (Ctrl-C)
+INTERRUPTED = "interrupted"
 #: What went wrong with an attempt that has no (whole) response, in words a trace records
 EXCHANGE_ERRORS: dict[str, str] = {
-    "timeout": "no response before the timeout",
+    "timeout": "no response (or no headers, or no next byte) before the timeout",
     "connection": "the connection failed or closed early",
+    "connect": "no connection could be made (refused, unreachable, or the name did not resolve)",
     "stream_interrupted": "the event stream broke off",
+    RESPONSE_TOO_LARGE: "the response was larger than the run may read and record; reading stopped at the cap",
+    INTERRUPTED: "the run was interrupted (Ctrl-C); nothing was sent or read after that",
     CASSETTE_EXHAUSTED: "the recording had no response left",
     MALFORMED_EXCHANGE: "the recorded exchange could not be used",
 }
@@ -226,6 +233,8 @@ class ModelTurn:
     usage: dict[str, Any] | None = None
     status: str | None = None  # the API's own status field, if it has one
     item_types: list[str] = field(default_factory=list)
+    #: a failure code more exact than the kind's own (a Gemini finish reason, say); None: the kind's
+    code: str | None = None
 
 
 class Adapter(Protocol):

@@ -4,6 +4,13 @@ It is not a fixed cassette: it reacts to what the request holds (which orders th
 user asked about, which tool results came back, whether a result was an error),
 so an edited run or a damaged context gets a different, realistic answer. Each
 scenario adds one quirk on top of a well-behaved order assistant.
+
+It speaks no API: it reads the provider-neutral transcript the fake server
+recovered from the request (``message``, ``tool_call``, ``tool_result`` and
+``reasoning`` items) and answers with a neutral reply, ``{"status", "output",
+…}``, whose items are ``text``, ``refusal``, ``call`` and ``reasoning``. Each
+API's fake server (:mod:`tracetui.providers.fake_wire`) renders that reply in its
+own wire shape.
 """
 from __future__ import annotations
 
@@ -49,50 +56,51 @@ class View:
         self.refund_amount = _refund_in(user_text or "")
 
     @classmethod
-    def from_request(cls, body: dict[str, Any], id_base: int = 0) -> "View":
+    def from_request(cls, items: list[dict[str, Any]], max_output_tokens: int = 500, id_base: int = 0) -> "View":
+        """What the model sees in a neutral transcript (the fake server's reading of one request)."""
         user_text = None
         calls: list[dict[str, Any]] = []
         results: list[dict[str, Any]] = []
         batch: list[dict[str, Any]] = []
         previous = None
-        for item in body.get("input") or ():
+        for item in items:
             kind = item.get("type")
-            if item.get("role") == "user":
+            if kind == "message" and item.get("role") == "user":
                 user_text = item.get("content")
-            elif kind == "function_call":
-                if previous != "function_call":
+            elif kind == "tool_call":
+                if previous != "tool_call":
                     batch = []
                 calls.append(item)
-            elif kind == "function_call_output":
+            elif kind == "tool_result":
                 try:
                     output = orjson.loads(item.get("output") or "null")
-                except orjson.JSONDecodeError:
+                except (orjson.JSONDecodeError, TypeError):
                     output = item.get("output")
                 result = {"call_id": item.get("call_id"), "output": output,
                           "error": isinstance(output, dict) and output.get("ok") is False}
                 results.append(result)
                 batch.append(result)
             previous = kind
-        return cls(user_text, calls, results, batch, int(body.get("max_output_tokens") or 500), id_base)
+        if not isinstance(user_text, str):
+            user_text = None if user_text is None else str(user_text)
+        return cls(user_text, calls, results, batch, max_output_tokens, id_base)
 
     def next_call_id(self, offset: int = 0) -> str:
         return f"call-{self.id_base + offset + 1}"
 
 
-# -- response builders -------------------------------------------------------------------------
+# -- reply builders ------------------------------------------------------------------------------
 def fn_call(name: str, args: Any, call_id: str) -> dict[str, Any]:
     raw = args if isinstance(args, str) else orjson.dumps(args).decode()
-    return {"type": "function_call", "id": "fc_" + call_id, "call_id": call_id, "name": name, "arguments": raw,
-            "status": "completed"}
+    return {"type": "call", "call_id": call_id, "name": name, "arguments": raw, "status": "completed"}
 
 
 def message(text: str) -> dict[str, Any]:
-    return {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
-            "content": [{"type": "output_text", "text": text, "annotations": []}]}
+    return {"type": "text", "text": text, "status": "completed"}
 
 
 def response(output: list[dict[str, Any]], status: str = "completed", **extra: Any) -> dict[str, Any]:
-    return {"object": "response", "status": status, "model": "fake-model", "output": output, **extra}
+    return {"status": status, "output": output, **extra}
 
 
 def answer(results: list[dict[str, Any]]) -> dict[str, Any]:
@@ -104,16 +112,15 @@ def answer(results: list[dict[str, Any]]) -> dict[str, Any]:
     return response([message(text)])
 
 
-def cut(body: dict[str, Any]) -> dict[str, Any]:
+def cut(reply: dict[str, Any]) -> dict[str, Any]:
     """What the model produces when max_output_tokens runs out mid-answer."""
     output = []
-    for item in body["output"]:
-        if item["type"] == "function_call":
+    for item in reply["output"]:
+        if item["type"] == "call":
             output.append({**item, "arguments": item["arguments"][: len(item["arguments"]) // 2],
                            "status": "incomplete"})
-        elif item["type"] == "message":
-            text = item["content"][0]["text"]
-            output.append({**message(text[: max(1, len(text) // 3)]), "status": "incomplete"})
+        elif item["type"] == "text":
+            output.append({**message(item["text"][: max(1, len(item["text"]) // 3)]), "status": "incomplete"})
         else:
             output.append(item)
     return response(output, status="incomplete", incomplete_details={"reason": "max_output_tokens"})
@@ -174,8 +181,7 @@ def _repeat(view: View) -> dict[str, Any]:
 
 
 def _refusal(view: View) -> dict[str, Any]:
-    return response([{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
-                      "content": [{"type": "refusal", "refusal": "I can't help with that request."}]}])
+    return response([{"type": "refusal", "text": "I can't help with that request."}])
 
 
 def _duplicate_ids(view: View) -> dict[str, Any]:
@@ -219,10 +225,10 @@ def _cancelled(view: View) -> dict[str, Any]:
 
 
 def _reasoning(view: View) -> dict[str, Any]:
-    body = assistant(view)
-    summary = [{"type": "summary_text", "text": "The user wants an order status; read it first."}]
-    body["output"].insert(0, {"type": "reasoning", "id": f"rs_{len(view.calls) + 1}", "summary": summary})
-    return body
+    reply = assistant(view)
+    reply["output"].insert(0, {"type": "reasoning", "id": f"rs_{len(view.calls) + 1}",
+                               "summary": "The user wants an order status; read it first."})
+    return reply
 
 
 QUIRKS = {
@@ -245,10 +251,10 @@ QUIRKS = {
 REFUND_QUIRKS = {"invalid_json", "repair_exhausted"}
 
 
-def model_respond(scenario: str, body: dict[str, Any], id_base: int = 0) -> dict[str, Any]:
-    view = View.from_request(body, id_base)
+def model_respond(scenario: str, view: View, unexpressed: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
+    """The model's neutral reply to what ``view`` shows; a quirk the API cannot express is left out."""
     quirk = QUIRKS.get(scenario)
-    if quirk is None or view.user_text is None or not view.orders:
+    if quirk is None or scenario in unexpressed or view.user_text is None or not view.orders:
         quirk = assistant  # a quirk needs the user's request; without it the model just answers
     elif scenario in REFUND_QUIRKS and view.refund_amount is None:
         quirk = assistant

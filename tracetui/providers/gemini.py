@@ -24,27 +24,47 @@ from tracetui.providers.base import (
     EMPTY, FAILED, FOREIGN_BODY, INCOMPLETE, INVALID_TOOL_CALL, REFUSED, TEXT, TOOL_CALLS, UNSUPPORTED,
     ModelTurn, ToolCall,
 )
+from tracetui.providers.gemini_finish import FINISH_REASONS
 from tracetui.providers.shapes import (
     brief, error_message, foreign_detail, identify, json_type, plain, text_or_none, try_canonical_json,
 )
 from tracetui.providers.transcript import call_names, turns
 
-BLOCKED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"}
-BAD_CALL = {"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"}
+#: the Gemini API version the requests use: the one with ``parameters_json_schema`` and thought signatures
+API_VERSION = "v1beta"
+#: model name prefixes google-genai keeps as they are (a tuned model, or a name from the API's own model list)
+RESOURCE_PREFIXES = ("models/", "tunedModels/")
+
+
+def resource_name(model: str) -> str:
+    """The model's resource name, as google-genai builds it: ``models/NAME`` unless it already has a prefix."""
+    return model if model.startswith(RESOURCE_PREFIXES) else f"models/{model}"
+
+
+def model_problem(model: str) -> str | None:
+    """Why google-genai would refuse this model name in a URL path, in words; None when it would not."""
+    for bad in ("..", "?", "&"):
+        if bad in model:
+            return f"a Gemini model name cannot contain {bad!r} (it would change the request path)"
+    return None
+
+
 SYNTH_PREFIX = "gemini-call-"
 
 
 class GeminiAdapter:
     name = "gemini"
-    #: set per request by :meth:`build_request`: the path names the model and the method
-    path = "/v1beta/models/{model}:generateContent"
+    #: set per request by :meth:`build_request`: the path names the model and the method. As google-genai
+    #: does, the API version and the path are appended to the base URL, which is the API root.
+    path = f"/{API_VERSION}/models/{{model}}:generateContent"
+    default_base_url = "https://generativelanguage.googleapis.com"
 
     def __init__(self) -> None:
         self.synthesized = 0
 
     def build_request(self, model, transcript, tools, max_output_tokens, stream):
         method = "streamGenerateContent?alt=sse" if stream else "generateContent"
-        self.path = f"/v1beta/models/{model}:{method}"
+        self.path = f"/{API_VERSION}/{resource_name(model)}:{method}"
         names = call_names(transcript)
         system: list[str] = []
         contents: list[dict[str, Any]] = []
@@ -60,7 +80,7 @@ class GeminiAdapter:
         body: dict[str, Any] = {"contents": contents,
                                 "tools": [{"functionDeclarations": [
                                     {"name": t["name"], "description": t["description"],
-                                     "parametersJsonSchema": t["parameters"]} for t in tools]}],
+                                     "parameters_json_schema": t["parameters"]} for t in tools]}],
                                 "generationConfig": {"maxOutputTokens": max_output_tokens}}
         if system:
             body["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
@@ -93,15 +113,10 @@ class GeminiAdapter:
         loose = [_loose_call(p) for p in parts if "functionCall" in p]
         common = {"finish_reason": finish, "usage": usage, "item_types": types}
         why = f": {cand['finishMessage']}" if isinstance(cand.get("finishMessage"), str) else ""
-        if finish in BAD_CALL:
-            return ModelTurn(INVALID_TOOL_CALL, text=text, calls=loose, **common,
-                             detail=f"the API rejected the model's function call (finishReason {finish}){why}")
-        if finish in BLOCKED:
-            return ModelTurn(REFUSED, text=text, calls=loose, **common,
-                             detail=f"response blocked (finishReason {finish}){why}")
-        if finish == "MAX_TOKENS":
-            return ModelTurn(INCOMPLETE, text=text, calls=loose, **common,
-                             detail="response cut off at maxOutputTokens (finishReason MAX_TOKENS)")
+        if finish in FINISH_REASONS:
+            kind, code, words = FINISH_REASONS[finish]
+            return ModelTurn(kind, text=text, calls=loose, **common, code=code,
+                             detail=f"{words} (finishReason {finish}){why}")
         if finish != "STOP":
             return ModelTurn(UNSUPPORTED, text=text, **common, detail=f"unexpected finishReason {brief(raw_finish)}{why}")
         calls: list[ToolCall] = []

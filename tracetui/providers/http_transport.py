@@ -1,9 +1,13 @@
 """Real HTTP to a provider, shaped like the other transports: one request in, one Exchange out.
 
 It measures latency, keeps only the response headers that explain a failure,
-and turns every network fault into a recorded outcome (``timeout``,
-``connection``, ``stream_interrupted`` with the events that did arrive) instead of
-an exception, so the loop classifies it like any other attempt.
+and turns every network fault into a recorded outcome (``timeout``, ``connect``,
+``connection``, ``stream_interrupted`` with the events that did arrive,
+``response_too_large`` past a cap) instead of an exception, so the loop classifies
+it like any other attempt. It reads raw bytes and undoes their content-coding
+itself (:mod:`~tracetui.providers.response_caps`), so nothing a server sends can
+make a run hold more than the caps; the headers arrive against one deadline
+(:mod:`~tracetui.providers.header_deadline`); no redirect is followed.
 
 The API key lives only here: it is added to the outgoing headers, which no trace
 records, and scrubbed from anything the server echoes back, in any form
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import ipaddress
 import time
+import zlib
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
@@ -28,13 +33,16 @@ import httpx
 import orjson
 
 from tracetui.providers.anthropic import API_VERSION, AnthropicStreamAssembler
-from tracetui.providers.base import Exchange, HttpRequest
+from tracetui.providers.base import INTERRUPTED, RESPONSE_TOO_LARGE, Exchange, HttpRequest
 from tracetui.providers.gemini import GeminiStreamAssembler
 from tracetui.providers.openai_chat import ChatStreamAssembler
 from tracetui.providers.openai_responses import StreamAssembler
+from tracetui.providers.header_deadline import HeaderDeadline, bound_header_reads
+from tracetui.providers.response_caps import DecodedBody, ResponseCaps, TooLarge, bytes_words
 from tracetui.providers.stream import EventFolder
 from tracetui.providers.sse import SSEParser
 from tracetui.trace.redact import TEXT_MARKER, KnownSecret, StreamRedactor, redact_events
+from tracetui.trace.limits import too_deep
 
 KEY_ENV = {"openai-responses": "OPENAI_API_KEY", "openai-chat": "OPENAI_API_KEY",
            "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
@@ -50,19 +58,20 @@ FOLDERS: dict[str, Callable[[], EventFolder]] = {
     "openai-responses": StreamAssembler, "openai-chat": ChatStreamAssembler,
     "anthropic": AnthropicStreamAssembler, "gemini": GeminiStreamAssembler,
 }
-
-
-class _Deadline(Exception):
-    """The whole exchange took longer than the request's timeout."""
+#: what the transport can undo itself, within the caps (see response_caps)
+ACCEPT_ENCODING = "gzip, deflate"
 
 
 def auth_headers(provider: str, api_key: str | None) -> dict[str, str]:
-    """How each API takes its key (headers only, never the URL, so no log line carries it)."""
+    """How each API's SDK sends its key (headers only, never the URL, so no log line carries it).
+
+    openai and anthropic (whose SDK now sends the key as a bearer token, with its
+    pinned ``anthropic-version``): ``Authorization: Bearer``; google-genai:
+    ``x-goog-api-key``.
+    """
     headers: dict[str, str] = {"anthropic-version": API_VERSION} if provider == "anthropic" else {}
     if api_key:
-        if provider == "anthropic":
-            headers["x-api-key"] = api_key
-        elif provider == "gemini":
+        if provider == "gemini":
             headers["x-goog-api-key"] = api_key
         else:
             headers["authorization"] = f"Bearer {api_key}"
@@ -124,17 +133,29 @@ class HttpTransport:
     ``exchanges`` keeps every attempt, in order, so the run can be recorded as a
     cassette and replayed offline.
 
+    Timeouts are the SDKs': ``request.timeout_ms`` bounds each read (and each
+    write), so a healthy stream or a slow model may take as long as it keeps
+    sending; connecting gets ``connect_timeout_ms`` (default: the same); the status
+    line and headers must all arrive within ``header_timeout_ms`` of sending
+    (default: the request's timeout), however slowly a server drips them.
+    ``caps`` bound what one response and the whole run may read and record.
+
     ``on_text(delta)``, if given, receives the model's text deltas of each streamed
     (SSE, status 200) exchange while it is being read, in order; tool-call
     arguments never. ``on_stream_end(exchange)``, if given, is called after each
     streamed exchange in which at least one delta was passed on (to end the line,
     say, or mark a cut stream); it sees the exchange as recorded.
+
+    Ctrl-C while an attempt is on the wire records that attempt as ``interrupted``
+    (with the status and events that did arrive), then lets the interrupt go on to
+    the caller, which writes what the run recorded (:func:`tracetui.loop.live.run_http`).
     """
 
-    def __init__(self, provider: str, api_key: str | None, *, sleep: Callable[[float], None] = time.sleep,
+    def __init__(self, provider: str, api_key: str | None, *, sleep: Callable[[float], None] | None = None,
                  client: httpx.Client | None = None, clock: Callable[[], float] = time.monotonic,
                  trust_env: bool = True, on_text: Callable[[str], None] | None = None,
-                 on_stream_end: Callable[[Exchange], None] | None = None):
+                 on_stream_end: Callable[[Exchange], None] | None = None, caps: ResponseCaps | None = None,
+                 connect_timeout_ms: int | None = None, header_timeout_ms: int | None = None):
         self._auth = auth_headers(provider, api_key)
         self._new_folder = FOLDERS.get(provider)
         self.on_text = on_text
@@ -142,11 +163,17 @@ class HttpTransport:
         # A placeholder key such as "EMPTY" or "ollama" (local servers) is no secret, and scrubbing
         # so short a string would corrupt the recorded bodies; real keys are far longer.
         self._secret = KnownSecret(api_key) if api_key and len(api_key) >= MIN_SECRET_CHARS else None
-        self.sleep = sleep
+        self.sleep = sleep if sleep is not None else (lambda seconds: time.sleep(seconds))
         self.clock = clock
+        self.caps = caps or ResponseCaps()
+        self.connect_timeout_ms = connect_timeout_ms
+        self.header_timeout_ms = header_timeout_ms
         # proxies from the environment are never right for a server on this machine
         self.client = client or httpx.Client(trust_env=trust_env, follow_redirects=False)
+        self._headers_due = HeaderDeadline(clock)
+        bound_header_reads(self.client, self._headers_due)
         self.exchanges: list[Exchange] = []
+        self.recorded_bytes = 0  # the recorded exchanges so far, as JSON
 
     def wait(self, ms: int) -> None:
         """Really wait before the next attempt (the loop has already added ``ms`` to its clock)."""
@@ -159,7 +186,12 @@ class HttpTransport:
     def send(self, request: HttpRequest) -> Exchange:
         feed = _TextFeed(self._new_folder(), self.on_text, self._secret) \
             if self.on_text is not None and self._new_folder is not None and request.stream else None
-        exchange = _scrubbed(self._send(request, feed), self._secret)
+        interrupted = False
+        try:
+            exchange = self._send(request, feed)
+        except _Interrupted as stop:
+            exchange, interrupted = stop.exchange, True
+        exchange = self._recordable(_scrubbed(exchange, self._secret))
         if feed is not None:
             feed.close()
         self.exchanges.append(exchange)
@@ -168,14 +200,33 @@ class HttpTransport:
                 self.on_stream_end(exchange)
             except Exception:  # noqa: BLE001 - as for on_text: display only
                 pass
+        if interrupted:
+            raise KeyboardInterrupt
+        return exchange
+
+    def _recordable(self, exchange: Exchange) -> Exchange:
+        """The exchange, or its too-large stand-in when recording it would take the run past its cap."""
+        cap = self.caps.max_recorded_bytes
+        if cap is None:
+            return exchange
+        size = len(orjson.dumps(exchange.to_record()))
+        if self.recorded_bytes + size > cap:
+            exchange = _too_large(exchange.status, exchange.headers, exchange.latency_ms,
+                                  f"recording this response ({bytes_words(size)} as JSON) would take the run's "
+                                  f"recorded responses past {bytes_words(cap)}, more than a trace may hold and "
+                                  f"still replay")
+            size = len(orjson.dumps(exchange.to_record()))
+        self.recorded_bytes += size
         return exchange
 
     def _send(self, request: HttpRequest, feed: _TextFeed | None = None) -> Exchange:
-        headers = {**request.headers, **self._auth,
+        headers = {**request.headers, **self._auth, "accept-encoding": ACCEPT_ENCODING,
                    "accept": "text/event-stream" if request.stream else "application/json"}
         seconds = request.timeout_ms / 1000
+        connect = seconds if self.connect_timeout_ms is None else min(seconds, self.connect_timeout_ms / 1000)
+        header_seconds = seconds if self.header_timeout_ms is None else self.header_timeout_ms / 1000
+        caps = self.caps
         start = self.clock()
-        deadline = start + seconds
         status: int | None = None
         kept: dict[str, str] = {}
         events: list[dict[str, Any]] | None = None
@@ -183,51 +234,81 @@ class HttpTransport:
         def elapsed() -> int:
             return int(round((self.clock() - start) * 1000))
 
+        self._headers_due.start(header_seconds)
         try:
             with self.client.stream("POST", request.url, content=orjson.dumps(request.body), headers=headers,
-                                    timeout=httpx.Timeout(seconds)) as response:
+                                    timeout=httpx.Timeout(seconds, connect=connect)) as response:
+                self._headers_due.stop()
                 status = response.status_code
                 kept = {k: v for k, v in ((k.lower(), v) for k, v in response.headers.items()) if k in KEPT}
                 sse = request.stream and status == 200 and \
                     response.headers.get("content-type", "").startswith("text/event-stream")
+                what = "the stream" if sse else "the response"
+                body = DecodedBody(response.headers.get("content-encoding", ""), caps.max_response_bytes, what)
+                length = response.headers.get("content-length", "")
+                if not body.coding and length.isdigit() and int(length) > caps.max_response_bytes:
+                    raise TooLarge(f"{what} announced {bytes_words(int(length))} (content-length), over the "
+                                   f"{bytes_words(caps.max_response_bytes)} cap (--max-response-bytes); none was read")
                 if sse:
                     events = []
                     parser = SSEParser()
-                    for chunk in response.iter_bytes():
-                        arrived = parser.feed(chunk)
-                        events.extend(arrived)  # recorded first; the display only reads them
-                        if feed is not None and arrived:
-                            feed(arrived)
-                        if self.clock() > deadline:
-                            raise _Deadline
-                    arrived = parser.close()
-                    events.extend(arrived)
-                    if feed is not None and arrived:
-                        feed(arrived)
+                    for raw in response.iter_raw():
+                        self._arrived(parser.feed(body.feed(raw)), events, feed)
+                    self._arrived(parser.feed(body.finish()) + parser.close(), events, feed)
                     return Exchange(status, kept, None, elapsed(), events=events)
                 data = bytearray()
-                for chunk in response.iter_bytes():
-                    data += chunk
-                    if self.clock() > deadline:
-                        raise _Deadline
+                for raw in response.iter_raw():
+                    data += body.feed(raw)
+                data += body.finish()
                 return Exchange(status, kept, _decode(bytes(data)), elapsed())
-        except (_Deadline, httpx.TimeoutException):
+        except TooLarge as exc:
+            return _too_large(status, kept, elapsed(), str(exc))
+        except httpx.TimeoutException:
             if events is not None:
                 return Exchange(status, kept, None, elapsed(), error="stream_interrupted", events=events)
             return Exchange(None, kept, None, elapsed(), error="timeout")
-        except httpx.TransportError:
-            # connect refused, reset, or the peer closed before the whole body arrived
+        except httpx.ConnectError:
+            return Exchange(None, kept, None, elapsed(), error="connect")
+        except (httpx.TransportError, httpx.DecodingError, zlib.error):
+            # reset, or the peer closed before the whole body arrived, or its compressed data was corrupt
             if events is not None:
                 return Exchange(status, kept, None, elapsed(), error="stream_interrupted", events=events)
             return Exchange(None, kept, None, elapsed(), error="connection")
+        except KeyboardInterrupt:
+            raise _Interrupted(Exchange(status, kept, None, elapsed(), error=INTERRUPTED, events=events)) from None
+        finally:
+            self._headers_due.stop()
+
+    def _arrived(self, arrived: list[dict[str, Any]], events: list[dict[str, Any]], feed: _TextFeed | None) -> None:
+        events.extend(arrived)  # recorded first; the display only reads them
+        if len(events) > self.caps.max_stream_events:
+            raise TooLarge(f"the stream passed {self.caps.max_stream_events:,} events (--max-stream-events); "
+                           f"reading stopped there")
+        if feed is not None and arrived:
+            feed(arrived)
+
+
+class _Interrupted(Exception):
+    """Ctrl-C during an attempt: carries the attempt as far as it got."""
+
+    def __init__(self, exchange: Exchange):
+        super().__init__("interrupted")
+        self.exchange = exchange
+
+
+def _too_large(status: int | None, headers: dict[str, str], latency_ms: int, reason: str) -> Exchange:
+    """An attempt that reached a cap: its status and headers, the reason as its error body, nothing else."""
+    return Exchange(status, headers, {"error": {"type": RESPONSE_TOO_LARGE, "message": reason}}, latency_ms,
+                    error=RESPONSE_TOO_LARGE)
 
 
 def _decode(data: bytes) -> Any:
-    """The body as JSON when it is JSON, else as text (an HTML error page stays readable)."""
+    """The body as JSON when it is JSON a trace can hold, else as text (an HTML error page stays readable)."""
     try:
-        return orjson.loads(data)
+        value = orjson.loads(data)
     except orjson.JSONDecodeError:
         return data.decode("utf-8", errors="replace")
+    return data.decode("utf-8", errors="replace") if too_deep(value) else value
 
 
 def _scrubbed(exchange: Exchange, secret: KnownSecret | None) -> Exchange:

@@ -24,7 +24,9 @@ DONE = "[DONE]"
 
 class OpenAIChatAdapter:
     name = "openai-chat"
-    path = "/v1/chat/completions"
+    #: appended to the base URL as given (``http://localhost:8000/v1``, ``…/v1beta/openai``), as the openai SDK does
+    path = "/chat/completions"
+    default_base_url = "https://api.openai.com/v1"
 
     def build_request(self, model, transcript, tools, max_output_tokens, stream):
         messages: list[dict[str, Any]] = []
@@ -77,6 +79,11 @@ class OpenAIChatAdapter:
         if finish == "length":
             return ModelTurn(INCOMPLETE, text=text, calls=partial, finish_reason=finish, usage=usage, item_types=types,
                              detail="response cut off at the output token limit (finish_reason length)")
+        if (finish == "function_call" or message.get("function_call") is not None) and not raw_calls:
+            return ModelTurn(UNSUPPORTED, text=text, finish_reason=finish, usage=usage, item_types=types,
+                             code="legacy_function_call",
+                             detail="the server answered with a legacy function_call (deprecated by tool_calls); "
+                                    "this loop offers tools and runs only tool_calls")
         if finish not in ("stop", "tool_calls", "function_call"):
             return ModelTurn(UNSUPPORTED, text=text, finish_reason=finish,
                              usage=usage, item_types=types, detail=f"unexpected finish_reason {brief(raw_finish)}")

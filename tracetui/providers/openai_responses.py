@@ -23,7 +23,9 @@ TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
 
 class OpenAIResponsesAdapter:
     name = "openai-responses"
-    path = "/v1/responses"
+    #: appended to the base URL as given; like the openai SDK's, the base URL holds the version (``…/v1``)
+    path = "/responses"
+    default_base_url = "https://api.openai.com/v1"
 
     def build_request(self, model, transcript, tools, max_output_tokens, stream):
         items: list[dict[str, Any]] = []
@@ -224,31 +226,3 @@ class StreamAssembler(EventFolder):
 
 def assemble_responses_stream(events: list[dict[str, Any]]) -> tuple[Any, str | None]:
     return assemble(StreamAssembler(), events)
-
-
-def responses_to_events(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """Render a complete Responses body as the event stream a server would send."""
-    events: list[dict[str, Any]] = [{"type": "response.created", "response": {"id": body.get("id"), "status": "in_progress"}}]
-    for idx, item in enumerate(body.get("output") or []):
-        if item.get("type") == "function_call":
-            events.append({"type": "response.output_item.added", "output_index": idx,
-                           "item": {**item, "arguments": ""}})
-            raw = item["arguments"]
-            half = len(raw) // 2
-            for chunk in (raw[:half], raw[half:]):
-                events.append({"type": "response.function_call_arguments.delta", "output_index": idx, "delta": chunk})
-            events.append({"type": "response.function_call_arguments.done", "output_index": idx, "arguments": raw})
-        elif item.get("type") == "message":
-            events.append({"type": "response.output_item.added", "output_index": idx,
-                           "item": {**item, "content": []}})
-            for part in item.get("content") or []:
-                text = part.get("text", "")
-                for start in range(0, len(text), 24):
-                    events.append({"type": "response.output_text.delta", "output_index": idx,
-                                   "delta": text[start:start + 24]})
-        else:
-            events.append({"type": "response.output_item.added", "output_index": idx, "item": item})
-        events.append({"type": "response.output_item.done", "output_index": idx, "item": item})
-    terminal = {"completed": "response.completed", "incomplete": "response.incomplete"}.get(body.get("status"), "response.failed")
-    events.append({"type": terminal, "response": body})
-    return events
