@@ -5,6 +5,7 @@ temporary directory, telemetry off), waits a bounded time for it, and stops it.
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import socket
@@ -20,9 +21,28 @@ from click.testing import CliRunner
 from tracetui.cli import main
 from tracetui.trace.reader import read_trace
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_traces"
 EXPORTED = ("scenarios.jsonl", "retries-then-ok.jsonl")
 STARTUP_S, INGEST_S = 120, 60  # generous bounds on a shared 2-core machine; both end early when ready
+
+
+def phoenix_python() -> str:
+    """The interpreter that has the Phoenix server: TRACETUI_PHOENIX_PYTHON, the venv .ci/run makes, or this one.
+
+    Phoenix pins dependencies (the anthropic SDK) below the versions the wire is proven
+    against, so it lives in an environment of its own; without one the test says how to make it.
+    """
+    named = os.environ.get("TRACETUI_PHOENIX_PYTHON")
+    if named:
+        return named
+    venv = ROOT / ".venv-phoenix" / "bin" / "python"
+    if venv.exists():
+        return str(venv)
+    if importlib.util.find_spec("phoenix") is not None and importlib.util.find_spec("phoenix.server") is not None:
+        return sys.executable
+    pytest.skip("no Phoenix server environment: python3 -m venv .venv-phoenix && "
+                ".venv-phoenix/bin/pip install '.[phoenix-server]' (.ci/run does this)")
 
 
 def _free_port() -> int:
@@ -40,7 +60,7 @@ def phoenix(tmp_path_factory):
            "PHOENIX_SQL_DATABASE_URL": f"sqlite:///{work / 'phoenix.db'}"}
     env.pop("PHOENIX_COLLECTOR_ENDPOINT", None)
     log = open(work / "server.log", "wb")
-    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("phoenix_server.py"))], env=env,
+    proc = subprocess.Popen([phoenix_python(), str(Path(__file__).with_name("phoenix_server.py"))], env=env,
                             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
