@@ -222,39 +222,101 @@ def _verdict_line(v: dict[str, Any]) -> str:
 @click.argument("trace_file", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print verdicts as JSON.")
 def check(trace_file, as_json) -> None:
-    """Verdict per run, headless.
+    """Verdict per run, headless. FILE may be - for standard input.
 
     Exit 0 when every run is answer-ready and every line was read; 1 when any run
     failed or is incomplete, or some lines could not be read (they are listed);
-    2 when the file cannot be read at all.
+    2 when the file cannot be read at all (or changed while it was read).
     """
-    from tracetui.trace.reader import read_trace
+    from tracetui.trace.checking import Checker, ProblemLog
+    from tracetui.trace.index.changes import TraceChanged
+    from tracetui.trace.safe_text import printable
+    from tracetui.trace.verdict import OUTCOMES
+
+    counts = dict.fromkeys(OUTCOMES, 0)
+    problems = ProblemLog()
+    state = {"runs": 0, "ready": True}
+
+    def out_write(text: str) -> None:
+        click.echo(text, nl=False)
+
+    def on_verdict(v: dict[str, Any]) -> None:
+        """Printed as soon as it is known: memory stays flat however many runs there are."""
+        counts[v["outcome"]] = counts.get(v["outcome"], 0) + 1
+        state["ready"] = state["ready"] and v["ready"]
+        if as_json:
+            out_write((_JSON_OPEN(trace_file) if not state["runs"] else ",\n") + _json_item(v))
+        else:
+            out_write(printable(_verdict_line(v)) + "\n")
+        state["runs"] += 1
 
     try:
-        trace = read_trace(trace_file)
+        with _trace_input(trace_file) as item:
+            Checker(item, on_verdict, problems.append).run()
     except TraceReadError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        _fail(f"error: {printable(str(exc))}", as_json and state["runs"])
+    except TraceChanged as exc:
+        _fail(f"error: {printable(str(exc))}: the verdicts above may be wrong; check it again",
+              as_json and state["runs"])
     except OSError as exc:
-        click.echo(f"error: {trace_file}: {exc.strerror or exc}", err=True)
-        sys.exit(2)
-    verdicts = [run.verdict() for run in trace.runs.values()]
+        _fail(f"error: {printable(trace_file)}: {exc.strerror or exc}", as_json and state["runs"])
     if as_json:
-        payload = {"file": trace_file, "runs": verdicts,
-                   "problems": [{"line": p.line, "message": p.message} for p in trace.problems]}
-        click.echo(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode())
+        out_write("\n  ],\n  \"problems\": ")
+        _write_json_list({"line": p.line, "message": p.message} for p in problems)
+        out_write("\n}\n")
     else:
-        from tracetui.trace.safe_text import printable
-        from tracetui.trace.verdict import OUTCOMES
-
-        for v in verdicts:
-            click.echo(printable(_verdict_line(v)))
-        for p in trace.problems:
+        for p in problems:
             click.echo(f"line {p.line}: {printable(p.message)}", err=True)
-        click.echo(f"{len(verdicts)} run(s): " + ", ".join(
-            f"{sum(1 for v in verdicts if v['outcome'] == outcome)} {outcome}" for outcome in OUTCOMES)
-            + f"; {len(trace.problems)} problem line(s)", err=True)
-    sys.exit(0 if all(v["ready"] for v in verdicts) and not trace.problems else 1)
+        click.echo(f"{state['runs']} run(s): " + ", ".join(f"{counts[outcome]} {outcome}" for outcome in OUTCOMES)
+                   + f"; {len(problems)} problem line(s)", err=True)
+    sys.exit(0 if state["ready"] and not len(problems) else 1)
+
+
+def _fail(message: str, json_open: Any = False) -> None:
+    if json_open:  # keep standard output one JSON document
+        click.echo("\n  ]\n}", nl=True)
+    click.echo(message, err=True)
+    sys.exit(2)
+
+
+def _JSON_OPEN(trace_file: str) -> str:
+    return '{\n  "file": ' + orjson.dumps(trace_file).decode() + ',\n  "runs": [\n'
+
+
+def _json_item(value: Any, indent: str = "    ") -> str:
+    """``value`` as ``orjson.dumps(..., OPT_INDENT_2)`` prints it inside a list two levels deep."""
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    return indent + text.replace("\n", "\n" + indent)
+
+
+def _write_json_list(values: Any) -> None:
+    """An indented JSON list at the second level, written item by item (never whole in memory)."""
+    first = True
+    for value in values:
+        click.echo(("[\n" if first else ",\n") + _json_item(value), nl=False)
+        first = False
+    click.echo("[]" if first else "\n  ]", nl=False)
+
+
+class _trace_input:
+    """The file named on the command line, or standard input for ``-`` (spooled: see tracetui.trace.spool)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.spool = None
+
+    def __enter__(self) -> Any:
+        if self.name != "-":
+            return self.name
+        from tracetui.trace.spool import Spool
+
+        stdin = click.get_binary_stream("stdin")
+        self.spool = Spool(stdin)
+        return self.spool
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.spool is not None:
+            self.spool.close()
 
 
 @main.command()
@@ -279,18 +341,22 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
     from tracetui.replay.edit import current_value, parse_value
     from tracetui.replay.pointer import EditError
     from tracetui.replay.replay import replay as rerun
-    from tracetui.trace.reader import read_trace
+    from tracetui.trace.checking import find_run
+    from tracetui.trace.index.changes import TraceChanged
     from tracetui.trace.safe_text import printable
     from tracetui.trace.writer import encode_record
 
     try:
-        trace = read_trace(trace_file)
-    except TraceReadError as exc:
+        with _trace_input(trace_file) as item:
+            run, names, count = find_run(item, run_id)  # reads only as far as the run's end
+    except (TraceReadError, TraceChanged) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    run = trace.runs.get(run_id)
+    except OSError as exc:
+        click.echo(f"error: {trace_file}: {exc.strerror or exc}", err=True)
+        sys.exit(2)
     if run is None:
-        known = ", ".join(list(trace.runs)[:12]) + (" …" if len(trace.runs) > 12 else "")
+        known = ", ".join(names) + (" …" if count > 12 else "")
         click.echo(f"error: no run {run_id!r} in {trace_file}; runs: {known}", err=True)
         sys.exit(2)
     if output and same_file(output, trace_file):

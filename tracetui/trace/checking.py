@@ -1,0 +1,224 @@
+"""``check`` and ``replay`` without holding the trace: a strict scan through the index.
+
+Reading a 1.6 GB trace whole held every parsed record (and Python's cyclic GC
+re-scanned them all, again and again). Here a strict scan (:mod:`.index.scanner`,
+every line validated as the reader would) links each line to its run and keeps
+per run only a few numbers; a run's verdict is decided as soon as its summary is
+read (:func:`~tracetui.trace.verdict.decide`; its events are read back only when
+the summary alone cannot give it) and handed on in the order runs first appear,
+which is the order :func:`~tracetui.trace.reader.read_trace` lists them. So the
+verdicts, problems and counts are exactly the whole-file reader's, in memory that
+does not grow with the file (beyond a few bytes per run).
+
+:func:`find_run` stops as soon as the run asked for has ended, so ``replay`` of a run
+near the start of a huge file reads only that far.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Iterator
+
+from tracetui.trace.index.changes import TraceChanged
+from tracetui.trace.index.lines import FileLines
+from tracetui.trace.index.runs import RunTable
+from tracetui.trace.index.scanner import Scanner
+from tracetui.trace.index.source import Input
+from tracetui.trace.reader import Problem, RunData, TraceReadError, open_trace, parse_line
+from tracetui.trace.verdict import decide, needs_events
+
+#: chunk size of a headless scan
+CHUNK_BYTES = 16 * 1024 * 1024
+#: how often a growing input (standard input still arriving) is looked at again, in seconds
+POLL_SECONDS = 0.05
+
+
+class StrictScan:
+    """One file scanned strictly, as the sink of its :class:`~.index.scanner.Scanner`."""
+
+    def __init__(self, item: str | os.PathLike[str] | Input):
+        if isinstance(item, Input):
+            self.label = item.label
+            self.lines = FileLines(0, item.label, 0, fd=os.dup(item.fd), growing=item.growing,
+                                   long_lines=item.long_lines)
+        else:
+            self.label = str(item)
+            fd = open_trace(item)
+            self.lines = FileLines(0, self.label, os.fstat(fd).st_size, fd=fd, by_name=True)
+        self.runs = RunTable()
+        self.scanner = Scanner(self.lines, self.runs, self, strict=True)
+
+    def scan(self, chunk_bytes: int = CHUNK_BYTES) -> Iterator[None]:
+        """Scan to the end, yielding after each chunk. Raises TraceChanged when the file is cut
+        short or rewritten meanwhile."""
+        import time
+
+        lines = self.lines
+        while True:
+            growing = lines.growing is not None and lines.growing()
+            size = lines.current_size()
+            if size < lines.pos:
+                raise TraceChanged(self._change("truncated"))
+            if lines.growing is not None or lines.snapshot is None:  # a file is read as it was when first scanned
+                lines.size = size
+            while lines.pos < lines.size:
+                if not self.scanner.step(chunk_bytes, final=not growing):
+                    break
+                lines.remember()
+                yield
+            if not growing:
+                break
+            time.sleep(POLL_SECONDS)
+        lines.remember()
+        lines.done = True
+        change = lines.change()
+        if change is not None and not change.appended_only:
+            raise TraceChanged(change)
+
+    def load(self, r: int) -> RunData:
+        """Run ``r``'s records (its problems were reported by the scan)."""
+        data = RunData(self.runs.names[r])
+        for number, raw in self.lines.lines(self.runs.head[r]):
+            obj, problem = parse_line(raw)
+            if not problem:
+                if not data.first_line:
+                    data.first_line = number
+                data.add(obj)
+        return data
+
+    def close(self) -> None:
+        self.lines.close()
+
+    def _change(self, kind: str) -> Any:
+        from tracetui.trace.index.changes import Change
+
+        return Change(self.label, kind)
+
+    # -- the scanner's sink (overridden) --------------------------------------------------------
+    def run_ended(self, scan: Scanner, r: int, summary: dict[str, Any]) -> None:
+        pass
+
+    def run_grew(self, scan: Scanner, r: int) -> None:
+        pass
+
+    def problem(self, scan: Scanner, line: int, message: str) -> None:
+        pass
+
+
+class Checker(StrictScan):
+    """Verdicts in the order runs first appear, and problems in line order, as they are found.
+
+    ``on_verdict(verdict_dict, recovered)`` gets each run's ``check --json`` verdict;
+    ``on_problem(problem)`` each problem line.
+    """
+
+    def __init__(self, item: str | os.PathLike[str] | Input, on_verdict: Callable[[dict[str, Any]], None],
+                 on_problem: Callable[[Problem], None]):
+        super().__init__(item)
+        self.on_verdict = on_verdict
+        self.on_problem = on_problem
+        self._next = 0  # the next run to hand on
+        self._waiting: dict[int, dict[str, Any]] = {}  # decided, waiting for an earlier run
+        self.problem_count = 0
+
+    def run(self, chunk_bytes: int = CHUNK_BYTES) -> None:
+        """Scan to the end and hand on every verdict; TraceReadError when the file holds no run."""
+        for _ in self.scan(chunk_bytes):
+            pass
+        for r in range(self._next, len(self.runs)):  # runs without a summary: decided from their events
+            verdict = self._waiting.pop(r, None)
+            if verdict is None:
+                data = self.load(r)
+                verdict = data.verdict()
+            self.on_verdict(verdict)
+        self._next = len(self.runs)
+        if not len(self.runs):
+            detail = "it is empty" if self.lines.size == 0 else "no line is a trace record"
+            raise TraceReadError(f"{self.label}: no runs found ({detail})")
+
+    def run_ended(self, scan: Scanner, r: int, summary: dict[str, Any]) -> None:
+        events = self.load(r).events if needs_events(summary) else ()
+        verdict = decide(summary, events).as_dict(self.runs.names[r])
+        if r != self._next:
+            self._waiting[r] = verdict
+            return
+        self.on_verdict(verdict)
+        self._next += 1
+        waiting = self._waiting
+        while self._next in waiting:
+            self.on_verdict(waiting.pop(self._next))
+            self._next += 1
+
+    def problem(self, scan: Scanner, line: int, message: str) -> None:
+        self.problem_count += 1
+        self.on_problem(Problem(line, message, self.label))
+
+
+class _Finder(StrictScan):
+    def __init__(self, item: str | os.PathLike[str] | Input, name: str):
+        super().__init__(item)
+        self.name = name
+        self.found: int | None = None
+
+    def run_ended(self, scan: Scanner, r: int, summary: dict[str, Any]) -> None:
+        if self.found is None and self.runs.names[r] == self.name:
+            self.found = r
+
+
+def find_run(item: str | os.PathLike[str] | Input, name: str,
+             chunk_bytes: int = 1024 * 1024) -> tuple[RunData | None, list[str], int]:
+    """The run listed as ``name`` (as :func:`~tracetui.trace.reader.read_trace` lists it), read only
+    as far as its summary line; else None, the first run names in the file and how many there are.
+
+    Raises TraceReadError when the file holds no run.
+    """
+    finder = _Finder(item, name)
+    try:
+        for _ in finder.scan(chunk_bytes):
+            if finder.found is not None:
+                return finder.load(finder.found), [], 0
+        runs = finder.runs
+        if not len(runs):
+            detail = "it is empty" if finder.lines.size == 0 else "no line is a trace record"
+            raise TraceReadError(f"{finder.label}: no runs found ({detail})")
+        try:
+            return finder.load(runs.number(name)), [], 0  # a run without a summary
+        except KeyError:
+            return None, runs.names[:12], len(runs)
+    finally:
+        finder.close()
+
+
+class ProblemLog:
+    """Problems in line order, held in memory up to a point, then in an unnamed temporary file."""
+
+    def __init__(self, keep: int = 10_000):
+        self._keep = keep
+        self._held: list[Problem] = []
+        self._file: Any = None
+        self._count = 0
+
+    def append(self, problem: Problem) -> None:
+        self._count += 1
+        if len(self._held) < self._keep:
+            self._held.append(problem)
+            return
+        if self._file is None:
+            import tempfile
+
+            self._file = tempfile.TemporaryFile()
+        import orjson
+
+        self._file.write(orjson.dumps([problem.line, problem.message]) + b"\n")
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[Problem]:
+        yield from self._held
+        if self._file is not None:
+            import orjson
+
+            self._file.seek(0)
+            for raw in self._file:
+                line, message = orjson.loads(raw)
+                yield Problem(line, message)

@@ -1,0 +1,392 @@
+"""Scanning one trace file chunk by chunk: lines linked to their runs, runs that end, problems.
+
+A chunk is read with ``pread`` and classified in bulk (:mod:`.classify`). The
+common *item* (consecutive lines of one run with a plain id: its run line, its
+events, its summary) is linked in one step; anything else goes line by line
+through the same rules as :func:`~tracetui.trace.reader.read_trace`.
+
+Only ``summary`` lines are parsed in the default mode. A ``run`` line gives its
+scenario, ablation and trace version through a regex over the writer's layout
+(parsed whole when the layout differs: run lines can be megabytes of recorded
+responses). Event lines are only checked cheaply: the prefix, a plain run id, a
+closing ``}``, valid UTF-8. A line that fails a cheap check, or has no known prefix
+(another writer, another key order), goes through
+:func:`~tracetui.trace.reader.parse_line` exactly as the reader reads it. By design,
+an event or run line that passes the cheap checks yet is not a valid record, and an
+event whose ``seq`` repeats in its run, are found when its run is loaded.
+
+In *strict* mode (``check``, ``replay``) every line is validated as the reader
+would (:class:`.classify.Validation`), repeated ``seq`` are found as they are read,
+and so every problem is reported during the scan, in line order.
+
+What the scan finds goes to a :class:`Sink`: the source that publishes run-list
+rows (:mod:`.source`), or ``check``'s verdict printer (:mod:`tracetui.trace.checking`).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Protocol
+
+import orjson
+
+from tracetui.trace import limits
+from tracetui.trace.format import BOM, TRACE_VERSION, version_problem
+from tracetui.trace.index.lines import FileLines
+from tracetui.trace.index.runs import _INTERNED_BYTES as _INTERNED
+from tracetui.trace.index.runs import RunTable, id_key, intern_bytes, intern_name
+from tracetui.trace.reader import parse_line, record_warning
+
+#: bytes read when looking for the end of a line longer than a chunk
+_SEEK_BLOCK = 1 << 20
+_CURRENT_VERSION = str(TRACE_VERSION).encode()
+#: bytes read past a chunk, so that the bulk reads near its end need no copy
+_PAD = 64
+
+# The writer's run line up to the three fields the index needs, matched from the quote that closes
+# the run id. Any other layout is parsed whole instead.
+_STR = rb'"[^"\\\x00-\x1f]*"'
+_RUN_LAYOUT = re.compile(
+    rb'","trace_version":(-?\d{1,18}),"producer":' + _STR + rb',"inputs":\{"source":' + _STR
+    + rb',"scenario":(?:"([^"\\\x00-\x1f]*)"|null),"ablation":(?:"([^"\\\x00-\x1f]*)"|null)[,}]').match
+
+
+class Sink(Protocol):
+    """Where a scan's findings go."""
+
+    def run_ended(self, scan: "Scanner", r: int, summary: dict[str, Any]) -> None:
+        """Run ``r`` read its summary line (its last)."""
+
+    def run_grew(self, scan: "Scanner", r: int) -> None:
+        """A run already published got more lines (only when following a growing file)."""
+
+    def problem(self, scan: "Scanner", line: int, message: str) -> None:
+        """A line that is not a record (or a record read with a warning)."""
+
+
+class Scanner:
+    """Indexes one file (``lines``) into its run table (``runs``), reporting to ``sink``."""
+
+    def __init__(self, lines: FileLines, runs: RunTable, sink: Sink, strict: bool = False):
+        self.lines = lines
+        self.runs = runs
+        self.sink = sink
+        self.strict = strict
+
+    # -- one step -------------------------------------------------------------------------------
+    def step(self, chunk_bytes: int, final: bool) -> int:
+        """Index the whole lines in the next ``chunk_bytes`` (or the one line longer than that); returns
+        how many bytes were consumed. Unless ``final``, a last line without its line end is left for
+        later (a writer may be in the middle of it): then 0 means "wait for more"."""
+        f = self.lines
+        start, size = f.pos, f.size
+        end = min(start + max(1, chunk_bytes), size)
+        if end <= start:
+            return 0
+        buf = f.read(start, min(end + _PAD, size) - start)  # a little more: padding for the bulk reads
+        length, base = end - start, start
+        if start == 0 and buf.startswith(BOM):
+            buf, base, length = buf[len(BOM):], len(BOM), length - len(BOM)
+        last = end == size
+        if last and final:
+            n = length
+        else:
+            n = buf.rfind(b"\n", 0, length) + 1
+            if n == 0:
+                return self._long_line(base, final)
+        self._index(buf, base, last and final, n)
+        f.pos = base + n
+        return f.pos - start
+
+    def _long_line(self, start: int, final: bool) -> int:
+        """A line longer than a chunk: reported without holding it when over the limit, else read whole."""
+        f = self.lines
+        pos = start
+        while True:
+            block = f.read(pos, min(_SEEK_BLOCK, f.size - pos)) if pos < f.size else b""
+            nl = block.find(b"\n")
+            if nl >= 0:
+                end = pos + nl + 1
+                break
+            pos += len(block)
+            if pos >= f.size:
+                if not final:
+                    return 0  # still being written
+                end = f.size
+                break
+        length = end - start
+        tail = f.read(max(start, end - 64), min(64, length)) if length else b""
+        length -= len(tail) - len(tail.rstrip(b"\r\n"))
+        length = f.true_length(start, length)
+        if length > limits.MAX_LINE_BYTES:
+            f.lineno += 1
+            self.sink.problem(self, f.lineno, limits.too_long(length) or "")
+            f.pos = end
+            return end - start
+        self._index(f.read(start, end - start), start, end == f.size and final)
+        f.pos = end
+        return end - start
+
+    # -- a chunk of whole lines -----------------------------------------------------------------
+    def _index(self, buf: bytes, base: int, final: bool, size: int | None = None) -> None:
+        """Index the lines of ``buf[:size]``, which starts at ``base`` in the file."""
+        from tracetui.trace.index import classify as cl
+
+        size = len(buf) if size is None else size
+        validation = cl.Validation(buf, limits.MAX_DEPTH, size) if self.strict else None
+        chunk = cl.classify(buf, limits.MAX_LINE_BYTES, final, validation, size)
+        self.seqs = validation.seqs if validation is not None else {}
+        first = self.lines.lineno + 1  # line number of the chunk's line 0
+        starts, ends, kinds = chunk.starts, chunk.ends, chunk.kinds
+        id_start, id_end, item_starts, item_events = chunk.id_start, chunk.id_end, chunk.item_starts, chunk.item_events
+        runs, lines, sink, strict = self.runs, self.lines, self.sink, self.strict
+        ids, named, head, tail, nevents, pub = runs.ids, runs.named, runs.head, runs.tail, runs.nevents, runs.pub
+        names, scenarios, ablations = runs.names, runs.scenario, runs.ablation
+        seg_start, seg_end, seg_line, seg_next = lines.seg_start, lines.seg_end, lines.seg_line, lines.seg_next
+        run_layout, loads, decode_error, run_ended = _RUN_LAYOUT, orjson.loads, orjson.JSONDecodeError, sink.run_ended
+        interned = _INTERNED
+        n, last_item = chunk.n, len(item_starts) - 1
+        EVENT, RUN, SUMMARY = cl.EVENT, cl.RUN, cl.SUMMARY
+        deep = limits.MAX_DEPTH
+        for j, s in enumerate(item_starts):
+            e = item_starts[j + 1] if j < last_item else n
+            k0 = kinds[s]
+            if not k0:
+                self._line(buf, base, chunk, s, first + s, size)
+                continue
+            # the common item: [run line] events… [summary] of one run, linked at once; anything
+            # unusual goes line by line
+            key = buf[id_start[s]:id_end[s]]
+            r = ids.get(key)
+            if (r is None and b"#" in key) or (r is not None and (r < 0 or (k0 == RUN and head[r] >= 0))):
+                self._lines(buf, base, chunk, s, e, first, size)
+                continue
+            m = summary = None
+            if k0 == RUN:
+                m = run_layout(buf, id_end[s], ends[s])
+                if m is None:
+                    self._lines(buf, base, chunk, s, e, first, size)
+                    continue
+            if kinds[e - 1] == SUMMARY:
+                raw = buf[starts[e - 1]:ends[e - 1]]
+                try:
+                    summary = loads(raw)
+                except decode_error:
+                    summary = None
+                if (type(summary) is not dict or summary.get("rec") != "summary"
+                        or type(summary.get("run_id")) is not str or summary["run_id"].encode() != key
+                        or (raw.count(b"[") + raw.count(b"{") > deep and limits.too_deep(summary))):
+                    self._lines(buf, base, chunk, s, e, first, size)
+                    continue
+            events = item_events[j]
+            if strict and events:
+                seen = runs.seqs.get(r) if r is not None else None
+                item_seqs = [self.seqs[i] for i in range(s, e) if kinds[i] == EVENT]
+                if len(set(item_seqs)) != len(item_seqs) or (seen and not seen.isdisjoint(item_seqs)):
+                    self._lines(buf, base, chunk, s, e, first, size)
+                    continue
+                runs.seqs.setdefault(r if r is not None else len(names), set()).update(item_seqs)
+            start, end = base + starts[s], base + (starts[e] if e < n else size)
+            if r is None:  # a new run: its first segment
+                name = key.decode("utf-8")
+                if named and name in named:
+                    r = runs.new_run(key, name, None)
+                else:
+                    r = len(names)
+                    ids[key] = r
+                    names.append(name)
+                    tail.append(-1)
+                    nevents.append(0)
+                    pub.append(-1)
+                    scenarios.append(None)
+                    ablations.append(None)
+                    head.append(-1)
+            t = tail[r]
+            if t >= 0 and seg_end[t] == start:
+                seg_end[t] = end
+            else:
+                k = len(seg_start)
+                seg_start.append(start)
+                seg_end.append(end)
+                seg_line.append(first + s)
+                seg_next.append(-1)
+                if t >= 0:
+                    seg_next[t] = k
+                else:
+                    head[r] = k
+                tail[r] = k
+            if events:
+                nevents[r] += events
+            if m is not None:
+                version, scenario, ablation = m.group(1, 2, 3)
+                if scenario is not None:
+                    scenarios[r] = interned.get(scenario) or intern_bytes(scenario)
+                if ablation is not None:
+                    ablations[r] = interned.get(ablation) or intern_bytes(ablation)
+                if version != _CURRENT_VERSION:
+                    self._version(version, first + s)
+            if summary is not None:
+                ids[key] = ~r
+                if strict:
+                    runs.seqs.pop(r, None)
+                run_ended(self, r, summary)
+            elif pub[r] >= 0:
+                sink.run_grew(self, r)
+        self.lines.lineno = first - 1 + n
+
+    def _version(self, version: bytes, line: int) -> None:
+        warning = version_problem(int(version))
+        if warning:
+            self.sink.problem(self, line, warning)
+
+    def _run_fields(self, r: int, m: Any, line: int) -> None:
+        version, scenario, ablation = m.group(1, 2, 3)
+        runs = self.runs
+        runs.scenario[r] = None if scenario is None else intern_bytes(scenario)
+        runs.ablation[r] = None if ablation is None else intern_bytes(ablation)
+        if version != _CURRENT_VERSION:
+            self._version(version, line)
+
+    def _lines(self, buf: bytes, base: int, chunk: Any, s: int, e: int, first: int, size: int) -> None:
+        for i in range(s, e):
+            self._line(buf, base, chunk, i, first + i, size)
+
+    # -- one line, exactly as the reader reads it ----------------------------------------------
+    def _line(self, buf: bytes, base: int, chunk: Any, i: int, lineno: int, size: int) -> None:
+        from tracetui.trace.index.classify import EVENT, RUN, SUMMARY
+
+        kind = chunk.kinds[i]
+        start, end = chunk.starts[i], chunk.ends[i]
+        after = base + (chunk.starts[i + 1] if i + 1 < chunk.n else size)
+        runs = self.runs
+        if kind:
+            key = buf[chunk.id_start[i]:chunk.id_end[i]]
+            m = summary = None
+            if kind == RUN:
+                m = _RUN_LAYOUT(buf, chunk.id_end[i], end)
+            elif kind == SUMMARY:
+                summary = _summary(buf[start:end], key)
+            if kind == EVENT or m is not None or summary is not None:
+                r = runs.ids.get(key)
+                # A run that may be listed as id#n, or whose id looks like one, is only made from a
+                # line known to be a record, so that names are given out as the reader does.
+                if r is None:
+                    if b"#" not in key or kind == SUMMARY or self._is_record(buf, start, end):
+                        r = runs.new_run(key, key.decode("utf-8"), None)
+                elif r < 0:  # its newest run has ended: this line starts the next one
+                    r = (runs.new_run(key, None, ~r) if kind == SUMMARY or self._is_record(buf, start, end)
+                         else None)
+                elif kind == RUN and runs.head[r] >= 0:
+                    r = self._run_line(key, r, buf, start, end)
+                if r is not None:
+                    seq_problem = self._seq(r, self.seqs.get(i)) if self.strict and kind == EVENT else None
+                    self._link(r, base + start, after, lineno)
+                    if kind == EVENT:
+                        if seq_problem:
+                            self.sink.problem(self, lineno, seq_problem)
+                        else:
+                            runs.nevents[r] += 1
+                    elif kind == RUN:
+                        self._run_fields(r, m, lineno)
+                    else:
+                        self._ended(key, r, summary)
+                        return
+                    if runs.pub[r] >= 0:
+                        self.sink.run_grew(self, r)
+                    return
+        # the slow path: run and summary lines of other layouts, and anything that failed a cheap check
+        raw = buf[start:end].rstrip(b"\r\n")
+        if not raw.strip():
+            return
+        obj, problem = parse_line(raw)
+        if problem:
+            self.sink.problem(self, lineno, problem)
+        else:
+            self._add_record(obj, base + start, after, lineno)
+
+    def _add_record(self, obj: dict[str, Any], start: int, end: int, lineno: int) -> None:
+        """A parsed, checked record: link its line to its run; a summary ends the run."""
+        runs = self.runs
+        run_id = obj["run_id"]
+        key = id_key(run_id)
+        r = runs.ids.get(key)
+        rec = obj["rec"]
+        if r is None:
+            r = runs.new_run(key, run_id, None)
+        elif r < 0:
+            r = runs.new_run(key, None, ~r)
+        elif rec == "run" and runs.head[r] >= 0 and self._has_run_line(r):
+            r = runs.new_run(key, None, r)
+        seq_problem = self._seq(r, obj["seq"]) if self.strict and rec == "event" else None
+        self._link(r, start, end, lineno)
+        if rec == "event":
+            if seq_problem:
+                self.sink.problem(self, lineno, seq_problem)
+            else:
+                runs.nevents[r] += 1
+        elif rec == "run":
+            inputs = obj.get("inputs")
+            inputs = inputs if isinstance(inputs, dict) else {}
+            runs.scenario[r] = intern_name(inputs.get("scenario"))
+            runs.ablation[r] = intern_name(inputs.get("ablation"))
+            warning = record_warning(obj)
+            if warning:
+                self.sink.problem(self, lineno, warning)
+        else:
+            self._ended(key, r, obj)
+            return
+        if runs.pub[r] >= 0:
+            self.sink.run_grew(self, r)
+
+    def _ended(self, key: bytes, r: int, summary: dict[str, Any]) -> None:
+        self.runs.ids[key] = ~r
+        self.runs.seqs.pop(r, None)
+        self.sink.run_ended(self, r, summary)
+
+    def _link(self, r: int, start: int, end: int, lineno: int) -> None:
+        runs = self.runs
+        t = self.lines.link(runs.tail[r], start, end, lineno)
+        if runs.head[r] < 0:
+            runs.head[r] = t
+        runs.tail[r] = t
+
+    def _seq(self, r: int, seq: Any) -> str | None:
+        """Strict mode: why an event's ``seq`` cannot be its run's (it repeats), or None."""
+        seen = self.runs.seqs.setdefault(r, set())
+        if seq in seen:
+            return f"seq {seq} repeats in run {self.runs.names[r]}"
+        seen.add(seq)
+        return None
+
+    def _is_record(self, buf: bytes, start: int, end: int) -> bool:
+        """Whether a line the fast path took (maybe only looking valid) is a record."""
+        return self.strict or parse_line(buf[start:end].rstrip(b"\r"))[1] is None
+
+    def _run_line(self, key: bytes, r: int, buf: bytes, start: int, end: int) -> int | None:
+        """A fast-path run line for open run ``r``, which has lines: the run it belongs to, None for the slow path.
+
+        Only a record (it may just look valid) after a run line that is a record starts the next run;
+        a broken line goes to the slow path, which reports it.
+        """
+        if not self._is_record(buf, start, end):
+            return None
+        return self.runs.new_run(key, None, r) if self._has_run_line(r) else r
+
+    def _has_run_line(self, r: int) -> bool:
+        """Whether run ``r`` has a valid run line: its lines parsed (rare: a run line came for a run with lines)."""
+        for _, raw in self.lines.lines(self.runs.head[r]):
+            obj, _ = parse_line(raw)
+            if obj is not None and obj["rec"] == "run":
+                return True
+        return False
+
+
+def _summary(raw: bytes, key: bytes) -> dict[str, Any] | None:
+    """A summary line parsed, or None to leave it to the slow path (which words the problem)."""
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if (type(obj) is dict and obj.get("rec") == "summary" and type(obj.get("run_id")) is str
+            and obj["run_id"].encode() == key and not (limits.may_be_too_deep(raw) and limits.too_deep(obj))):
+        return obj
+    return None
