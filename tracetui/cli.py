@@ -471,11 +471,13 @@ def regenerate_samples(directory: str | os.PathLike[str], responses_dir: Path | 
 
 @main.command(name="open")
 @click.argument("trace_files", nargs=-1, type=click.Path())
-def open_(trace_files) -> None:
-    """Explore traces in the terminal. With no FILE, open a built-in demo of every scenario."""
+@click.option("-f", "--follow", is_flag=True,
+              help="Follow the files as they grow, as tail -f does: runs show as a writer appends them (F toggles).")
+def open_(trace_files, follow) -> None:
+    """Explore traces in the terminal. With no FILE, open a built-in demo of every scenario; - reads standard input."""
     from tracetui.ui.app import run_app
 
-    run_app(list(trace_files))
+    run_app(list(trace_files), follow=follow)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -16,7 +16,7 @@ near the start of a huge file reads only that far.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 from tracetui.trace.index.changes import TraceChanged
 from tracetui.trace.index.lines import FileLines
@@ -24,10 +24,10 @@ from tracetui.trace.index.runs import RunTable
 from tracetui.trace.index.scanner import Scanner
 from tracetui.trace.index.source import Input
 from tracetui.trace.reader import Problem, RunData, TraceReadError, open_trace, parse_line
-from tracetui.trace.verdict import decide, needs_events
+from tracetui.trace.verdict import decide
 
-#: chunk size of a headless scan
-CHUNK_BYTES = 16 * 1024 * 1024
+#: chunk size of a headless scan (its working memory is a few times this)
+CHUNK_BYTES = 4 * 1024 * 1024
 #: how often a growing input (standard input still arriving) is looked at again, in seconds
 POLL_SECONDS = 0.05
 
@@ -136,8 +136,7 @@ class Checker(StrictScan):
             raise TraceReadError(f"{self.label}: no runs found ({detail})")
 
     def run_ended(self, scan: Scanner, r: int, summary: dict[str, Any]) -> None:
-        events = self.load(r).events if needs_events(summary) else ()
-        verdict = decide(summary, events).as_dict(self.runs.names[r])
+        verdict = decide(summary, _Events(self, r)).as_dict(self.runs.names[r])
         if r != self._next:
             self._waiting[r] = verdict
             return
@@ -151,6 +150,28 @@ class Checker(StrictScan):
     def problem(self, scan: Scanner, line: int, message: str) -> None:
         self.problem_count += 1
         self.on_problem(Problem(line, message, self.label))
+
+
+class _Events(Sequence[dict[str, Any]]):
+    """A run's events, read back only if the verdict rule asks for them (a summary that cannot say)."""
+
+    def __init__(self, scan: StrictScan, r: int):
+        self.scan, self.r = scan, r
+        self._events: list[dict[str, Any]] | None = None
+
+    def _all(self) -> list[dict[str, Any]]:
+        if self._events is None:
+            self._events = self.scan.load(self.r).events
+        return self._events
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._all()[i]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self._all())
 
 
 class _Finder(StrictScan):

@@ -1,8 +1,10 @@
 """The explorer app: opens a trace source and pushes screens. Logic lives in the screens and widgets."""
 from __future__ import annotations
 
+import os
+import signal
 import sys
-from typing import Sequence
+from typing import Any, BinaryIO, Sequence
 
 from textual.app import App
 from textual.binding import Binding
@@ -49,23 +51,48 @@ class TraceApp(App[None]):
         return self.screen_stack[0]  # type: ignore[return-value]
 
 
-def open_paths(paths: Sequence[str]) -> TraceSource:
+def open_paths(paths: Sequence[str], follow: bool = False, stdin: BinaryIO | int | None = None) -> TraceSource:
     """The source for ``tracetui open``: the built-in demo for no path, else the files (indexed in the background).
 
-    Raises :class:`TraceReadError` for a missing, unreadable or directory path, or
-    when every file is empty.
+    ``-`` is standard input (or ``stdin`` when given), spooled and followed until it ends
+    (:mod:`tracetui.trace.spool`). Raises :class:`TraceReadError` for a missing,
+    unreadable, directory or non-regular path, or when every file is empty.
     """
     if not paths:
         from tracetui.loop.demo import demo_source
 
         return demo_source()
-    return IndexedSource(list(paths))
+    inputs: list[Any] = []
+    for path in paths:
+        if path == "-":
+            from tracetui.trace.spool import Spool
+
+            inputs.append(Spool(stdin if stdin is not None else sys.stdin.buffer))
+        else:
+            inputs.append(path)
+    return IndexedSource(inputs, follow=follow)
 
 
-def run_app(paths: list[str]) -> None:
+def _stdin_from_terminal() -> int:
+    """For ``open -``: keep the piped trace on a new descriptor and give the terminal back to fd 0,
+    where the explorer reads keys. Raises TraceReadError without a terminal."""
+    try:
+        tty = os.open("/dev/tty", os.O_RDWR)
+    except OSError:
+        raise TraceReadError("-: the explorer needs a terminal to read keys from; "
+                             "use tracetui check - to read a trace from a pipe") from None
+    piped = os.dup(0)
+    os.dup2(tty, 0)
+    os.close(tty)
+    sys.stdin = open(0, "r", closefd=False)
+    return piped
+
+
+def run_app(paths: list[str], follow: bool = False) -> None:
     """Entry point of ``tracetui open``: a clear message and exit code 2 when nothing can be opened."""
     try:
-        source = open_paths(paths)
+        stdin = _stdin_from_terminal() if "-" in paths and not os.isatty(0) else None
+        source = open_paths(paths, follow=follow, stdin=stdin)
     except TraceReadError as exc:
         print(f"error: {printable(str(exc))}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -73,6 +100,15 @@ def run_app(paths: list[str]) -> None:
         print(f"error: {printable(str(exc.filename or ''))}: {exc.strerror or exc}", file=sys.stderr)
         raise SystemExit(2) from None
     app = TraceApp(source)
+    _exit_on_signals(app)
     app.run()
     if app.return_code:
         raise SystemExit(app.return_code)
+
+
+def _exit_on_signals(app: App[Any]) -> None:
+    """SIGTERM and SIGHUP close the explorer as ``q`` does, so the terminal is restored (never left raw)."""
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            signal.signal(number, lambda signum, frame: app.exit(return_code=128 + signum))

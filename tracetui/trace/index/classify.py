@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from tracetui.trace.format import LANES, OUTCOMES, PREFIX_EVENT, PREFIX_RUN, PREFIX_SUMMARY
+from tracetui.trace.format import PREFIX_EVENT, PREFIX_RUN, PREFIX_SUMMARY
 
 OTHER, EVENT, RUN, SUMMARY = 0, 1, 2, 3
 #: a run id longer than this is read by the per-line path
@@ -154,7 +154,7 @@ def _utf8_lines(buf: bytes, a: Any, starts: Any, ends: Any, fast: Any) -> Any:
         return np.ones(len(starts), bool)
     except UnicodeDecodeError:
         pass
-    high = np.add.reduceat(a >= 0x80, starts, dtype=np.int32) > 0
+    high = _per_line(np.flatnonzero(a >= 0x80), starts) > 0
     ok = np.ones(len(starts), bool)
     for i in np.flatnonzero(high & fast).tolist():
         try:
@@ -178,46 +178,51 @@ class Validation:
     records) and checks each record's fields as :func:`~tracetui.trace.reader.check_record`
     does, without building dicts. Where its reading could differ from orjson's (the
     reader's parser), a line is left to the exact path instead: invalid UTF-8 (msgspec
-    does not check it in skipped strings), numbers with an exponent or of 19 and more
-    digits (orjson refuses overflowing floats and reads huge integers as floats),
-    more opening brackets than the nesting limit, or a run id given twice.
+    does not check it in skipped strings), numbers that overflow a double or an
+    integer of 19 digits or more (orjson refuses the first and reads the second as a
+    float), more opening brackets than the nesting limit, or a run id given twice.
     """
 
     def __init__(self, buf: bytes, max_depth: int, size: int | None = None):
         self.buf = buf
         self.size = len(buf) if size is None else size
         self.max_depth = max_depth
-        self.seqs: dict[int, Any] = {}  # line -> seq, for fast event lines
+        self.records: Any = None  # line -> its decoded record (``.seq`` of an event)
+
+    def seq(self, line: int) -> Any:
+        return self.records[line].seq
 
     def __call__(self, a: Any, starts: Any, ends: Any, fast: Any, kinds: Any, id_start: Any, id_end: Any) -> Any:
         buf = self.buf
-        candidates = np.flatnonzero(fast & ~_risky_lines(a, starts, self.max_depth)).tolist()
-        ok = np.zeros(len(starts), bool)
-        if not candidates:
-            return ok
+        candidates = fast & ~_risky_lines(a, starts, self.max_depth)
+        if not candidates.any():
+            return candidates
         decoder = _record_decoder()
         records = _whole_chunk(decoder, buf if self.size == len(buf) else memoryview(buf)[:self.size], a, starts)
         if records is None:  # some line is not a record: each line on its own
             decode = decoder.decode
             records = {}
-            starts, ends = starts.tolist(), ends.tolist()
-            for i in candidates:
+            starts_, ends_ = starts.tolist(), ends.tolist()
+            for i in np.flatnonzero(candidates).tolist():
                 try:
-                    records[i] = decode(buf[starts[i]:ends[i]])
+                    records[i] = decode(buf[starts_[i]:ends_[i]])
                 except Exception:  # noqa: BLE001 - any refusal: the exact path words the problem
-                    pass
-            candidates = list(records)
-        events = (kinds == EVENT).tolist()
-        seqs = self.seqs
-        id_start, id_end = id_start.tolist(), id_end.tolist()
-        for i in candidates:
-            record = records[i]
-            if record.run_id.encode() != buf[id_start[i]:id_end[i]]:  # a run id given twice: the last counts
-                continue
-            ok[i] = True
-            if events[i]:
-                seqs[i] = record.seq
-        return ok
+                    candidates[i] = False
+        self.records = records
+        # a run id given twice (orjson keeps the last; the prefix shows the first): those lines are compared
+        twice = _per_line(_occurrences(a, b'"run_id"'), starts) > 1
+        for i in np.flatnonzero(candidates & twice).tolist():
+            if records[i].run_id.encode() != buf[int(id_start[i]):int(id_end[i])]:
+                candidates[i] = False
+        return candidates
+
+
+def _occurrences(a: Any, word: bytes) -> Any:
+    """Where ``word`` (starting with a byte other than its others) occurs in the byte array."""
+    first = np.flatnonzero(a[:len(a) - len(word) + 1] == word[0])
+    for k in range(1, len(word)):
+        first = first[a[first + k] == word[k]]
+    return first
 
 
 def _whole_chunk(decoder: Any, buf: bytes, a: Any, starts: Any) -> Any:
@@ -226,8 +231,10 @@ def _whole_chunk(decoder: Any, buf: bytes, a: Any, starts: Any) -> Any:
         decoded = decoder.decode_lines(buf)
     except Exception:  # noqa: BLE001
         return None
-    blank = (a == 0x20) | (a == 0x09) | (a == _CR) | (a == _NL)
-    filled = np.add.reduceat(~blank, starts, dtype=np.int32) > 0  # msgspec skips blank lines
+    filled = a[starts] == 0x7B  # a line that starts with { is not blank; the rest are looked at one by one
+    for i in np.flatnonzero(~filled).tolist():
+        end = starts[i + 1] if i + 1 < len(starts) else len(a)
+        filled[i] = bool(bytes(a[starts[i]:end]).strip(b" \t\r\n"))  # msgspec skips blank lines
     if len(decoded) != int(filled.sum()):
         return None
     position = np.cumsum(filled) - 1
@@ -244,15 +251,35 @@ class _ByLine:
         return self.decoded[self.position[line]]
 
 
+#: a line with this many digits in a row (aligned) is read exactly: any run of 19 digits holds such a block
+_DIGIT_BLOCK = 10
+
+
 def _risky_lines(a: Any, starts: Any, max_depth: int) -> Any:
-    """Lines whose numbers or nesting msgspec and orjson may read differently (see Validation)."""
-    digit = (a >= 0x30) & (a <= 0x39)
-    marks = np.zeros(len(a), bool)
-    if len(a) > 1:
-        marks[1:] = digit[:-1] & ((a[1:] | 0x20) == 0x65)  # a digit, then e or E
-    edges = np.flatnonzero(np.diff(np.concatenate(([0], digit.view(np.int8), [0]))))
-    run_starts, run_ends = edges[0::2], edges[1::2]
-    marks[run_starts[(run_ends - run_starts) >= 19]] = True  # 19 digits or more
-    risky = np.add.reduceat(marks, starts, dtype=np.int32) > 0
-    brackets = np.add.reduceat((a == 0x5B) | (a == 0x7B), starts, dtype=np.int32)
-    return risky | (brackets > max_depth)
+    """Lines whose numbers or nesting msgspec and orjson may read differently (see Validation).
+
+    orjson refuses a number that overflows a double, which msgspec reads as infinity (one
+    with an exponent of three or more digits, or an integer part of 210 or more digits),
+    and reads an integer beyond 64 bits (20 digits) as a float: lines with an exponent of
+    three digits or a run of 19 digits (which holds an aligned block of 10) are read exactly.
+    """
+    n = len(a)
+    risky = np.zeros(len(starts), bool)
+    digit = (a - 0x30) < 10  # uint8 wraps: one compare
+    after = np.flatnonzero(digit[:-1] & ((a[1:] | 0x20) == 0x65)) + 1  # an e or E after a digit
+    if len(after):
+        p = after + 1
+        p += np.isin(a[np.minimum(p, n - 1)], (0x2B, 0x2D))  # a sign
+        three = digit[np.minimum(p, n - 1)] & digit[np.minimum(p + 1, n - 1)] & digit[np.minimum(p + 2, n - 1)]
+        risky[np.searchsorted(starts, after[three & (p + 2 < n)], side="right") - 1] = True
+    if n >= _DIGIT_BLOCK:
+        blocks = digit[:n - n % _DIGIT_BLOCK].reshape(-1, _DIGIT_BLOCK).all(1)
+        full = np.flatnonzero(blocks) * _DIGIT_BLOCK
+        risky[np.searchsorted(starts, full, side="right") - 1] = True
+    return risky | (_per_line(np.flatnonzero((a | 0x20) == 0x7B), starts) > max_depth)  # [ or {
+
+
+def _per_line(positions: Any, starts: Any) -> Any:
+    """How many of the (sorted) byte positions fall in each line."""
+    edges = np.searchsorted(positions, starts)
+    return np.diff(edges, append=len(positions))

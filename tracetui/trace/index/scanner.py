@@ -134,7 +134,7 @@ class Scanner:
         size = len(buf) if size is None else size
         validation = cl.Validation(buf, limits.MAX_DEPTH, size) if self.strict else None
         chunk = cl.classify(buf, limits.MAX_LINE_BYTES, final, validation, size)
-        self.seqs = validation.seqs if validation is not None else {}
+        self.validation = validation
         first = self.lines.lineno + 1  # line number of the chunk's line 0
         starts, ends, kinds = chunk.starts, chunk.ends, chunk.kinds
         id_start, id_end, item_starts, item_events = chunk.id_start, chunk.id_end, chunk.item_starts, chunk.item_events
@@ -180,7 +180,8 @@ class Scanner:
             events = item_events[j]
             if strict and events:
                 seen = runs.seqs.get(r) if r is not None else None
-                item_seqs = [self.seqs[i] for i in range(s, e) if kinds[i] == EVENT]
+                records = validation.records  # type: ignore[union-attr]
+                item_seqs = [records[i].seq for i in range(s, e) if kinds[i] == EVENT]
                 if len(set(item_seqs)) != len(item_seqs) or (seen and not seen.isdisjoint(item_seqs)):
                     self._lines(buf, base, chunk, s, e, first, size)
                     continue
@@ -278,7 +279,8 @@ class Scanner:
                 elif kind == RUN and runs.head[r] >= 0:
                     r = self._run_line(key, r, buf, start, end)
                 if r is not None:
-                    seq_problem = self._seq(r, self.seqs.get(i)) if self.strict and kind == EVENT else None
+                    seq_problem = (self._seq(r, self.validation.seq(i))  # type: ignore[union-attr]
+                                   if self.strict and kind == EVENT else None)
                     self._link(r, base + start, after, lineno)
                     if kind == EVENT:
                         if seq_problem:

@@ -196,6 +196,13 @@ class IndexedSource:
             if f.lines.size == 0 and not (follow or self._may_grow(f)):
                 self._file_problem(f, "no runs found (it is empty)")
 
+    def follow(self, on: bool = True) -> None:
+        """Follow the files as they grow (or stop): a scan that is done resumes where it stopped."""
+        self.following = on
+        if on:
+            for f in self._files:
+                f.lines.done = False
+
     def reopened(self) -> "IndexedSource":
         """A fresh source over the same inputs (``r``: reload after the files changed)."""
         return IndexedSource(self.inputs, self.label, follow=self.following)

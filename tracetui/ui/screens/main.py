@@ -5,23 +5,22 @@ the core's RunEntry rows.
 """
 from __future__ import annotations
 
-import time
 from typing import Any, Sequence
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Label, ProgressBar
 
-from tracetui.trace.reader import TraceReadError
+from tracetui.trace.index.changes import TraceChanged
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry, TraceSource
 from tracetui.ui.model import RunQuery, call_ids_of, lane_counts
+from tracetui.ui.screens.live import LIVE_BINDINGS, LiveSource, ScanProgress  # noqa: F401 - ScanProgress: re-exported
 from tracetui.ui.screens.replay_actions import REPLAY_BINDINGS, ReplayActions
 from tracetui.ui.widgets.detail import DetailPane
 from tracetui.ui.widgets.header import HeaderBar
@@ -48,19 +47,11 @@ MAIN_BINDINGS = [
     Binding("x", "clear_filters", "clear filters", show=False, id="clear_filters"),
     Binding("escape", "clear_search", "clear search", show=False, key_display="esc", id="clear_search"),
     *REPLAY_BINDINGS,
+    *LIVE_BINDINGS,
 ]
 
 
-class ScanProgress(Message):
-    """The background index found more runs (``done`` when it finished)."""
-
-    def __init__(self, fraction: float | None, done: bool = False, error: str | None = None,
-                 fatal: bool = False) -> None:
-        super().__init__()
-        self.fraction, self.done, self.error, self.fatal = fraction, done, error, fatal
-
-
-class MainScreen(ReplayActions, Screen):
+class MainScreen(LiveSource, ReplayActions, Screen):
     BINDINGS = MAIN_BINDINGS
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-normal"), (180, "-wide")]
 
@@ -97,45 +88,18 @@ class MainScreen(ReplayActions, Screen):
         self.query_one("#lanes").border_title = "failures by lane"
         self.query_one("#detail").border_title = "event"
         self.query_one(RunList).focus()
-        if hasattr(self.source, "scan"):
-            self.scanning = True
-            self.scan_source()
-        else:
+        self.start_scan()
+        if not self.scanning:
             self.query_one("#scan").display = False
         self.refresh_runs()
 
     # -- data -----------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="scan")
-    def scan_source(self) -> None:
-        """Index the file off the UI thread, telling the screen at most ~10 times a second."""
-        last = 0.0
-        try:
-            for progress in self.source.scan():  # type: ignore[attr-defined]
-                now = time.monotonic()
-                if now - last > 0.1:
-                    last = now
-                    self.post_message(ScanProgress(_fraction(progress)))
-        except TraceReadError as exc:  # no run in the file: nothing to explore
-            self.post_message(ScanProgress(None, done=True, error=str(exc), fatal=True))
-            return
-        except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
-            self.post_message(ScanProgress(None, done=True, error=f"indexing stopped: {exc}"))
-            return
-        self.post_message(ScanProgress(1.0, done=True))
-
-    def on_scan_progress(self, message: ScanProgress) -> None:
-        bar = self.query_one("#scan", ProgressBar)
-        if message.fraction is not None:
-            bar.update(total=1.0, progress=message.fraction)
-        if message.done:
-            self.scanning = False
-            bar.display = False
-            if message.fatal:
-                self.app.exit(return_code=2, message=Text(no_runs_report(message.error or "", self.source.problems())))
-                return
-            if message.error:
-                self.notify(printable(message.error), severity="error", markup=False)
-        self.refresh_runs()
+    def reset_runs(self) -> None:
+        """Forget the runs shown (a reload): counts start over, nothing of the old file stays on screen."""
+        self.entries, self.counts, self._counted, self.failed = (), {}, 0, 0
+        self.shown = None
+        self.query_one(RunList).set_view((), range(0))
+        self.show_run(None)
 
     def refresh_runs(self) -> None:
         """Re-read the source's runs (they grow while scanning) and re-apply the query."""
@@ -164,8 +128,7 @@ class MainScreen(ReplayActions, Screen):
             self.show_run(runs.current)
         problems = getattr(self.source, "problem_count", None)
         problems = len(self.source.problems()) if problems is None else problems
-        progress = "indexing…" if self.scanning else ""
-        self.query_one(HeaderBar).update_counts(len(self.entries), self.failed, problems, progress)
+        self.query_one(HeaderBar).update_counts(len(self.entries), self.failed, problems, self.progress_text())
         self.query_one(LaneSummary).update_counts(self.counts, self.query_state.lane)
         described = self.query_state.describe()
         shown = f"{len(view):,}/{len(self.entries):,}" if described else f"{len(self.entries):,}"
@@ -193,6 +156,10 @@ class MainScreen(ReplayActions, Screen):
         if entry is not None:
             try:
                 self.events = list(self.source.load(entry).events)
+            except TraceChanged as exc:  # the file changed on disk: say so, offer to reload
+                error = f"could not load this run: {exc}; r reloads the file"
+                if not self.change_notice:
+                    self.call_later(self.file_changed, str(exc))
             except Exception as exc:  # noqa: BLE001 - a broken run must not close the app
                 error = f"could not load this run: {exc}"
             if self.source.runs() is not self.entries:  # loading found bad lines: the verdict changed
@@ -205,6 +172,8 @@ class MainScreen(ReplayActions, Screen):
                 title.append(f" · {printable(entry.ablation)}")
             title.append(f" · {_count(entry.model_calls, 'model call')} · {_count(entry.tool_calls, 'tool call')}")
             pane.border_title = title
+        if error is None and self.change_notice and entry is not None:
+            error = f"{self.change_notice}: this may be stale; r reloads"
         self.query_one(VerdictBanner).show(entry, error)
         self.query_one(SwimLanes).show_run(entry, self.events)
 
@@ -320,11 +289,3 @@ def no_runs_report(error: str, problems: Sequence[Any], limit: int = 5) -> str:
     if len(problems) > limit:
         lines.append(f"  … {len(problems) - limit} more (tracetui check FILE lists them all)")
     return "\n".join(lines)
-
-
-def _fraction(progress: Any) -> float | None:
-    """Read a progress value from the index's scan(): a float, or an object with ``fraction``."""
-    if isinstance(progress, (int, float)):
-        return float(progress)
-    value = getattr(progress, "fraction", None)
-    return float(value) if isinstance(value, (int, float)) else None

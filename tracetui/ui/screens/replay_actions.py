@@ -7,23 +7,25 @@ comes back as a message and opens the compare screen.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.binding import Binding
 from textual.message import Message
 
-from tracetui.replay.edit import editable_document, event_path
-from tracetui.replay.pointer import EditError
-from tracetui.replay.replay import ReplayOutcome, replay
 from tracetui.replay.save import save_records
 from tracetui.trace.reader import RunData
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry
-from tracetui.ui.screens.compare import CompareScreen, replay_or_notify
-from tracetui.ui.screens.edit import EditScreen
+from tracetui.trace.writer import NothingToWrite
 from tracetui.ui.widgets.run_list import RunList
 from tracetui.ui.widgets.swimlanes import SwimLanes
+
+if TYPE_CHECKING:
+    from tracetui.replay.replay import ReplayOutcome
+
+# The re-run (the loop, its providers, jsonschema) and its screens are imported on first use,
+# not when the explorer opens: most sessions only read.
 
 REPLAY_BINDINGS = [
     Binding("e", "edit", "edit & re-run", id="edit"),
@@ -48,7 +50,7 @@ class ReplayActions:
         try:
             return entry, self.source.load(entry)  # type: ignore[attr-defined]
         except Exception as exc:  # noqa: BLE001 - shown, never a traceback
-            self.notify(f"could not load this run: {printable(str(exc))}", severity="error")  # type: ignore[attr-defined]
+            self.notify(f"could not load this run: {printable(str(exc))}", severity="error", markup=False)  # type: ignore[attr-defined]
             return None
 
     def source_path(self, entry: RunEntry) -> str | None:
@@ -60,6 +62,10 @@ class ReplayActions:
 
     def action_edit(self) -> None:
         """Edit one field of the selected run (the field behind the selected event) and re-run it."""
+        from tracetui.replay.edit import editable_document, event_path
+        from tracetui.replay.pointer import EditError
+        from tracetui.ui.screens.edit import EditScreen
+
         selected = self._selected()
         if selected is None:
             return
@@ -78,11 +84,16 @@ class ReplayActions:
 
     @work(thread=True, exclusive=True, group="replay")
     def rerun(self, run: RunData, edit: tuple[str, Any], original: str | None) -> None:
+        from tracetui.replay.replay import replay
+        from tracetui.ui.screens.compare import replay_or_notify
+
         outcome = replay_or_notify(self, replay, run, [edit])  # type: ignore[arg-type]
         if outcome is not None:
             self.post_message(Replayed(outcome, original))  # type: ignore[attr-defined]
 
     def on_replayed(self, message: Replayed) -> None:
+        from tracetui.ui.screens.compare import CompareScreen
+
         self.app.push_screen(CompareScreen(message.outcome, message.original_path))  # type: ignore[attr-defined]
 
     def action_write_run(self) -> None:
@@ -94,7 +105,10 @@ class ReplayActions:
         records = [r for r in (run.run, *run.events, run.summary) if r is not None]
         try:
             path = save_records(records, self.source_path(entry), entry.run_id)
-        except OSError as exc:
-            self.notify(f"could not write: {printable(exc.strerror or str(exc))}", severity="error")  # type: ignore[attr-defined]
+        except NothingToWrite as exc:
+            self.notify(f"nothing written: {printable(str(exc))}", severity="warning", markup=False)  # type: ignore[attr-defined]
             return
-        self.notify(f"wrote run {printable(entry.run_id)} to {printable(str(path))}")  # type: ignore[attr-defined]
+        except OSError as exc:
+            self.notify(f"could not write: {printable(exc.strerror or str(exc))}", severity="error", markup=False)  # type: ignore[attr-defined]
+            return
+        self.notify(f"wrote run {printable(entry.run_id)} to {printable(str(path))}", markup=False)  # type: ignore[attr-defined]
