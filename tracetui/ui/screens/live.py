@@ -134,7 +134,8 @@ class LiveSource:
         except OSError as exc:
             found = [exc]
         if found and not self.change_notice:
-            self.file_changed(str(found[0]))
+            first = found[0]
+            self.file_changed(first.describe() if hasattr(first, "describe") else str(first))
 
     def file_changed(self, what: str, during_scan: bool = False) -> None:
         if self.following and "grown" not in what:

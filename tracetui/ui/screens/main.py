@@ -48,6 +48,7 @@ MAIN_BINDINGS = [
     Binding("escape", "clear_search", "clear search", show=False, key_display="esc", id="clear_search"),
     *REPLAY_BINDINGS,
     *LIVE_BINDINGS,
+    Binding("v", "whole_value", "whole event", show=False, id="whole_value"),
 ]
 
 
@@ -251,6 +252,16 @@ class MainScreen(LiveSource, ReplayActions, Screen):
         group = [i for i, e in enumerate(lanes.events) if ids & set(call_ids_of(e))]
         here = group.index(lanes.cursor) if lanes.cursor in group else 0
         lanes.move_to(group[(here + direction) % len(group)])
+
+    def action_whole_value(self) -> None:
+        """The selected event whole (the detail pane shows a bounded preview of a huge one)."""
+        event = self.query_one(DetailPane).event
+        if event is None:
+            self.notify("no event selected", timeout=2)
+            return
+        from tracetui.ui.screens.value import ValueScreen
+
+        self.app.push_screen(ValueScreen(f"event {event.get('seq')} · {event.get('lane')}", event))
 
     def action_jump_to_step(self, seq: int) -> None:
         self.query_one(SwimLanes).select_seq(seq)
