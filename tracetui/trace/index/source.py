@@ -22,20 +22,15 @@ from dataclasses import dataclass
 from itertools import compress
 from typing import Any, Iterator, Sequence
 
-import orjson
-
-from tracetui.trace.failure import DeferredFailure, Failure
-from tracetui.trace.format import ANSWER_READY
-from tracetui.trace.index.changes import REWRITTEN, Change, TraceChanged
-from tracetui.trace.index.lines import FileLines
-from tracetui.trace.index.runs import RunTable, intern_name
-from tracetui.trace.index.scanner import Scanner
 from tracetui.trace import limits
+from tracetui.trace.index.changes import REWRITTEN, Change, TraceChanged
+from tracetui.trace.index.entries import Rows
+from tracetui.trace.index.files import FileIndex, Input
+from tracetui.trace.index.lines import FileLines
+from tracetui.trace.index.runs import RunTable
+from tracetui.trace.index.scanner import Scanner
 from tracetui.trace.reader import Problem, RunData, TraceReadError, open_trace, parse_line
 from tracetui.trace.source import RunEntry, entry_from_run
-from tracetui.trace.verdict import FAILED, READY, checked_failure
-
-_STATUSES = {ANSWER_READY: ANSWER_READY}
 
 #: Chunk size of one scan step: small enough for a smooth progress bar and an early
 #: first partial run list, large enough that the per-step overhead is nil.
@@ -43,8 +38,6 @@ DEFAULT_CHUNK_BYTES = 4 * 1024 * 1024
 #: Problems kept per file; a file that is not a trace at all would otherwise cost a
 #: Problem per line. The rest are counted in :attr:`IndexedSource.problem_count`.
 MAX_PROBLEMS_PER_FILE = 10_000
-#: Distinct first failures shared between entries; beyond it, each entry's reason stays in the file.
-MAX_SHARED_FAILURES = 4096
 #: How often a followed file is looked at for more lines, in seconds.
 POLL_SECONDS = 0.25
 
@@ -64,68 +57,6 @@ class ScanProgress:
     @property
     def fraction(self) -> float:
         return 1.0 if self.done or self.caught_up or not self.bytes_total else self.bytes_done / self.bytes_total
-
-
-class Input:
-    """A trace that is not a named file: standard input spooled to an unnamed file (see :mod:`tracetui.trace.spool`).
-
-    ``fd`` reads it; ``growing()`` is true while more is still being written to it;
-    ``long_lines`` gives the true length of lines it kept only the start of.
-    """
-
-    label: str = "-"
-    fd: int = -1
-    long_lines: dict[int, int] = {}
-
-    def growing(self) -> bool:
-        return False
-
-
-class FileIndex:
-    """One file's index: its lines (:class:`.lines.FileLines`), its runs (:class:`.runs.RunTable`), its problems."""
-
-    def __init__(self, lines: FileLines, runs: RunTable):
-        self.lines = lines
-        self.runs = runs
-        self.scanner: Scanner | None = None
-        self.problems: list[Problem] = []
-        self.problem_count = 0
-        self.runs_found = 0
-        self.grown: set[int] = set()  # published runs that got more lines since (following)
-
-    @property
-    def source(self) -> int:
-        return self.lines.source
-
-    @property
-    def path(self) -> str:
-        return self.lines.path
-
-    @property
-    def done(self) -> bool:
-        return self.lines.done
-
-    def run_number(self, name: str) -> int:
-        """The run listed as ``name`` (its id, or ``id#2``…). Raises KeyError."""
-        try:
-            return self.runs.number(name)
-        except KeyError:
-            raise KeyError(f"{name!r} is not a run of {self.path}") from None
-
-    def failure_reason(self, run_name: str) -> str:
-        """The first failure's reason in a run's summary line (its last), read back from the file."""
-        try:
-            summary = orjson.loads(self.lines.last_line(self.runs.tail[self.run_number(run_name)]))
-            run_id, reason = summary["run_id"], summary["first_failure"]["reason"]
-            if (summary["rec"] == "summary" and isinstance(reason, str) and isinstance(run_id, str)
-                    and (run_name == run_id or run_name.startswith(run_id + "#"))):  # still this run's line
-                return reason
-        except (OSError, ValueError, KeyError, TypeError, TraceChanged):
-            pass
-        return "(the reason could not be read back: the trace file changed or was closed since it was opened)"
-
-    def close(self) -> None:
-        self.lines.close()
 
 
 class IndexedSource:
@@ -187,7 +118,7 @@ class IndexedSource:
         self._lazy: dict[tuple[int, int], Problem] = {}  # found by load(): (file, line) -> problem
         self._validated: set[tuple[int, int]] = set()  # (file, run) fully parsed once the file was done
         self._order = {path: n for n, path in enumerate(self.paths)}
-        self._failures: dict[tuple, Failure | None] = {}  # see _shared
+        self._rows = Rows()
         self._scan_lock = threading.Lock()
         self._lock = threading.Lock()  # guards swapping the entry list and the load-time problems
         self.bytes_total = sum(f.lines.size for f in files)
@@ -354,7 +285,7 @@ class IndexedSource:
         """A run's summary line, its last: publish the run (at the file's end when it needs its events)."""
         f = self._files[scan.lines.source]
         runs = f.runs
-        entry = self._entry_from_summary(f, r, runs.names[r], summary)
+        entry = self._rows.from_summary(f, r, runs.names[r], summary)
         if runs.pub[r] >= 0:  # listed while it was being written: now it is complete
             f.grown.add(r)
             if entry is not None:
@@ -372,52 +303,6 @@ class IndexedSource:
         self._problem(self._files[scan.lines.source], line, message)
 
     # -- publishing -------------------------------------------------------------------------
-    def _entry_from_summary(self, f: FileIndex, r: int, run_id: str, summary: dict[str, Any]) -> RunEntry | None:
-        """The run's entry from its summary and the scan's counts; None when it needs its events.
-
-        Mirrors :func:`~tracetui.trace.source.entry_from_run` for a complete run (the
-        tests hold the two equal) without building a RunData per run.
-        """
-        get = summary.get
-        metrics, status, ff = get("metrics"), get("status"), get("first_failure")
-        if not metrics or type(metrics) is not dict or not status or not isinstance(status, str):
-            return None  # recovered counted from events, or status derived: done from the parsed run
-        if ff is not None:
-            ff = self._shared(ff, f, run_id)
-            if ff is None:
-                return None  # malformed: derived from the events, as the reader does
-            if status == ANSWER_READY:
-                return None  # a summary that contradicts itself: decided from the parsed run
-            outcome = FAILED
-        elif status != ANSWER_READY:
-            return None  # a failure claimed without saying where: the events may show it
-        else:
-            outcome = READY
-        status = _STATUSES.get(status) or intern_name(status)
-        runs = f.runs
-        model_calls, tool_calls, recovered = metrics.get("model_calls"), metrics.get("tool_calls"), metrics.get("recovered")
-        return RunEntry(run_id, f.source, runs.scenario[r], runs.ablation[r], status, outcome, True, ff,
-                        model_calls if type(model_calls) is int else _int(model_calls),
-                        tool_calls if type(tool_calls) is int else _int(tool_calls),
-                        recovered if type(recovered) is int else _int(recovered), runs.nevents[r])
-
-    def _shared(self, failure: Any, f: FileIndex, run_name: str) -> Failure | None:
-        """The checked first failure (:func:`~tracetui.trace.verdict.checked_failure`: None when
-        malformed), one record per distinct one: 200,000 runs mostly fail in a few hundred ways.
-        Beyond MAX_SHARED_FAILURES distinct ones, each keeps its reason in the file."""
-        try:
-            key = tuple(failure.items())
-            found = self._failures.get(key, _UNSEEN)
-        except (AttributeError, TypeError):  # not a dict, or unhashable values: not shared
-            return Failure.of(checked_failure(failure))
-        if found is _UNSEEN:
-            checked = checked_failure(failure)
-            if len(self._failures) < MAX_SHARED_FAILURES:
-                found = self._failures[key] = Failure.of(checked)
-            else:
-                found = None if checked is None else DeferredFailure(checked, f, run_name)
-        return found
-
     def _publish(self, f: FileIndex, r: int, entry: RunEntry) -> None:
         self._list()
         with self._lock:
@@ -501,16 +386,6 @@ class IndexedSource:
 
     def _file_problem(self, f: FileIndex, message: str) -> None:
         self._problem(f, 0, message)
-
-
-_UNSEEN = object()
-
-
-def _int(value: Any) -> int:
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
 
 
 def _seq(event: dict[str, Any]) -> int:
