@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,21 @@ def _emit(runs, output: str | None) -> int:
         raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
+def exit_on_signals() -> None:
+    """SIGTERM and SIGHUP end tracetui as an error does: ``finally`` blocks run (a named temporary
+    file is removed, see tracetui.trace.writer). The explorer closes itself instead (ui.app)."""
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            try:
+                signal.signal(number, stop)
+            except ValueError:  # not the main thread (embedded): leave signals alone
+                return
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tracetui")
 def main() -> None:
@@ -43,6 +59,7 @@ def main() -> None:
     tracetui check runs.jsonl                  verdict per run, headless
     tracetui open runs.jsonl                   explore them (no file: a built-in demo)
     """
+    exit_on_signals()
 
 
 @main.command()
@@ -310,8 +327,7 @@ class _trace_input:
             return self.name
         from tracetui.trace.spool import Spool
 
-        stdin = click.get_binary_stream("stdin")
-        self.spool = Spool(stdin)
+        self.spool = Spool(getattr(sys.stdin, "buffer", sys.stdin))
         return self.spool
 
     def __exit__(self, *exc: Any) -> None:

@@ -47,11 +47,12 @@ class StrictScan:
         self.runs = RunTable()
         self.scanner = Scanner(self.lines, self.runs, self, strict=True)
 
-    def scan(self, chunk_bytes: int = CHUNK_BYTES) -> Iterator[None]:
+    def scan(self, chunk_bytes: int | None = None) -> Iterator[None]:
         """Scan to the end, yielding after each chunk. Raises TraceChanged when the file is cut
         short or rewritten meanwhile."""
         import time
 
+        chunk_bytes = chunk_bytes or CHUNK_BYTES
         lines = self.lines
         while True:
             growing = lines.growing is not None and lines.growing()
@@ -120,7 +121,7 @@ class Checker(StrictScan):
         self._waiting: dict[int, dict[str, Any]] = {}  # decided, waiting for an earlier run
         self.problem_count = 0
 
-    def run(self, chunk_bytes: int = CHUNK_BYTES) -> None:
+    def run(self, chunk_bytes: int | None = None) -> None:
         """Scan to the end and hand on every verdict; TraceReadError when the file holds no run."""
         for _ in self.scan(chunk_bytes):
             pass

@@ -34,7 +34,7 @@ from tracetui.trace.format import BOM, TRACE_VERSION, version_problem
 from tracetui.trace.index.lines import FileLines
 from tracetui.trace.index.runs import _INTERNED_BYTES as _INTERNED
 from tracetui.trace.index.runs import RunTable, id_key, intern_bytes, intern_name
-from tracetui.trace.reader import parse_line, record_warning
+from tracetui.trace.reader import LongLine, parse_line, record_warning
 
 #: bytes read when looking for the end of a line longer than a chunk
 _SEEK_BLOCK = 1 << 20
@@ -299,6 +299,9 @@ class Scanner:
         raw = buf[start:end].rstrip(b"\r\n")
         if not raw.strip():
             return
+        if self.lines.long_lines and base + start in self.lines.long_lines:  # a spool kept only its start
+            raw = LongLine(raw)
+            raw.length = self.lines.true_length(base + start, len(raw))
         obj, problem = parse_line(raw)
         if problem:
             self.sink.problem(self, lineno, problem)

@@ -228,7 +228,8 @@ class IndexedSource:
         size = lines.current_size()
         if size < lines.pos:
             raise TraceChanged(Change(f.path, "truncated"))
-        if growing or lines.snapshot is None:  # a file that is not followed is read as it was when first scanned
+        if growing or lines.growing is not None or lines.snapshot is None:  # a file that is not followed is
+            # read as it was when first scanned; standard input to its end
             self.bytes_total += size - lines.size
             lines.size = size
         final = not growing
