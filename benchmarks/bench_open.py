@@ -170,6 +170,16 @@ def child_first_frame(path: str) -> None:
         print(json.dumps({"error": f"UI not available ({exc})"}))
         return
 
+    from tracetui.trace.index import IndexedSource
+
+    started: list[float] = []
+    scan = IndexedSource.scan
+
+    def timed_scan(self, *args, **kwargs):  # when the explorer starts indexing, to compare with headless
+        started.append(time.perf_counter())
+        return scan(self, *args, **kwargs)
+    IndexedSource.scan = timed_scan
+
     async def main() -> dict:
         t0 = time.perf_counter()
         app = _make_app(TraceApp, path)
@@ -188,7 +198,9 @@ def child_first_frame(path: str) -> None:
                     done = time.perf_counter() - t0
                     break
                 await pilot.pause(0.05)
-            return {"first_frame_s": first, "peak_rss_mb": first_rss, "done_s": done, "done_rss_mb": peak_rss_mb()}
+            scan_s = done + t0 - started[0] if done is not None and started else None
+            return {"first_frame_s": first, "peak_rss_mb": first_rss, "done_s": done, "scan_s": scan_s,
+                    "done_rss_mb": peak_rss_mb()}
 
     print(json.dumps(asyncio.run(main())))
 
@@ -368,10 +380,10 @@ def main() -> None:
             print(f"explorer: {frame.get('error', 'the run list never showed rows within 120 s')}")
         else:
             row("explorer: first frame", f"{frame['first_frame_s']:.2f} s", "", None, "(≤ 0.5 s is the target)")
-            if frame.get("done_s") is not None:
-                inside = gb / frame["done_s"]
+            if frame.get("scan_s") is not None:
+                inside = gb / frame["scan_s"]
                 row("full index inside the explorer", f"{inside:.2f} GB/s", f"headless {headless:.2f} GB/s",
-                    frame["done_s"] / best["index_s"], "(≤ 1.10 is the target)")
+                    frame["scan_s"] / best["index_s"], "(≤ 1.10 is the target)")
                 row("explorer: peak RSS", f"{frame['done_rss_mb']:.0f} MiB", "", None)
 
 

@@ -89,15 +89,15 @@ def test_replaced_rewritten_and_grown_files_are_told_apart(tmp_path):
 
 def test_check_says_so_when_the_file_is_truncated_while_it_is_checked(tmp_path, monkeypatch):
     path = write(tmp_path, all_lines() * 20)
-    step = checking.Scanner.step
+    apply = checking.Scanner.apply
     calls = []
 
-    def truncating(self, chunk_bytes, final):
+    def truncating(self, prepared):
         calls.append(1)
         if len(calls) == 2:
             os.truncate(path, 200)
-        return step(self, chunk_bytes, final)
-    monkeypatch.setattr(checking.Scanner, "step", truncating)
+        return apply(self, prepared)
+    monkeypatch.setattr(checking.Scanner, "apply", truncating)
     monkeypatch.setattr(checking, "CHUNK_BYTES", 8192)
     result = CliRunner().invoke(main, ["check", path])
     assert result.exit_code == 2
@@ -106,15 +106,15 @@ def test_check_says_so_when_the_file_is_truncated_while_it_is_checked(tmp_path, 
 
 def test_check_says_so_when_the_file_is_replaced_while_it_is_checked(tmp_path, monkeypatch):
     path = write(tmp_path, all_lines() * 20)
-    step = checking.Scanner.step
+    apply = checking.Scanner.apply
     calls = []
 
-    def replacing(self, chunk_bytes, final):
+    def replacing(self, prepared):
         calls.append(1)
         if len(calls) == 2:
             os.replace(write(tmp_path, all_lines(), "new.jsonl"), path)
-        return step(self, chunk_bytes, final)
-    monkeypatch.setattr(checking.Scanner, "step", replacing)
+        return apply(self, prepared)
+    monkeypatch.setattr(checking.Scanner, "apply", replacing)
     monkeypatch.setattr(checking, "CHUNK_BYTES", 8192)
     result = CliRunner().invoke(main, ["check", path])
     assert result.exit_code == 2 and "replaced" in result.stderr

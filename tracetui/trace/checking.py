@@ -61,9 +61,7 @@ class StrictScan:
                 raise TraceChanged(self._change("truncated"))
             if lines.growing is not None or lines.snapshot is None:  # a file is read as it was when first scanned
                 lines.size = size
-            while lines.pos < lines.size:
-                if not self.scanner.step(chunk_bytes, final=not growing):
-                    break
+            for _ in self.scanner.steps(chunk_bytes, final=not growing):
                 lines.remember()
                 yield
             if not growing:

@@ -66,11 +66,9 @@ class Chunk:
     id_start: list[int]  # where a fast line's run id starts (after its opening quote)
     id_end: list[int]  # where it ends (its closing quote)
     item_starts: list[int]  # first line of each item
+    item_ends: list[int]  # the line after its last
     item_events: list[int]  # event lines in each item
     n: int  # lines
-
-    def item_end(self, j: int) -> int:
-        return self.item_starts[j + 1] if j + 1 < len(self.item_starts) else self.n
 
 
 def line_spans(a: Any, final: bool) -> tuple[Any, Any]:
@@ -105,7 +103,7 @@ def classify(buf: bytes, limit: int, final: bool, valid: Any = None, size: int |
     starts, ends = line_spans(a, final)
     n = len(starts)
     if n == 0:
-        return Chunk([], [], [], [], [], [], [], 0)
+        return Chunk([], [], [], [], [], [], [], [], 0)
     if len(whole) < size + _PAD:  # the bulk reads below look a little past the last line
         whole = np.concatenate((a, np.zeros(_PAD, np.uint8)))
     rows = np.lib.stride_tricks.sliding_window_view(whole, _HEAD)
@@ -143,8 +141,11 @@ def classify(buf: bytes, limit: int, final: bool, valid: Any = None, size: int |
         brk[1:] = ~fast[1:] | ~fast[:-1] | ~same_id | (kinds[1:] == RUN) | (kinds[:-1] == SUMMARY)
     item_starts = np.flatnonzero(brk)
     item_events = np.add.reduceat(kinds == EVENT, item_starts, dtype=np.int32)
+    item_ends = np.empty_like(item_starts)
+    item_ends[:-1] = item_starts[1:]
+    item_ends[-1] = n
     return Chunk(starts.tolist(), ends.tolist(), kinds.tolist(), id_start.tolist(), id_end.tolist(),
-                 item_starts.tolist(), item_events.tolist(), n)
+                 item_starts.tolist(), item_ends.tolist(), item_events.tolist(), n)
 
 
 def _utf8_lines(buf: bytes, a: Any, starts: Any, ends: Any, fast: Any) -> Any:

@@ -25,7 +25,8 @@ rows (:mod:`.source`), or ``check``'s verdict printer (:mod:`tracetui.trace.chec
 from __future__ import annotations
 
 import re
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Iterator, Protocol
 
 import orjson
 
@@ -48,6 +49,20 @@ _STR = rb'"[^"\\\x00-\x1f]*"'
 _RUN_LAYOUT = re.compile(
     rb'","trace_version":(-?\d{1,18}),"producer":' + _STR + rb',"inputs":\{"source":' + _STR
     + rb',"scenario":(?:"([^"\\\x00-\x1f]*)"|null),"ablation":(?:"([^"\\\x00-\x1f]*)"|null)[,}]').match
+
+
+@dataclass
+class Prepared:
+    """A step read and classified, ready to be linked: bytes [start, end) of the file."""
+
+    start: int
+    end: int  # == start: nothing to do yet (a line is still being written)
+    buf: bytes = b""
+    base: int = 0  # where buf starts in the file
+    size: int = 0  # bytes of buf that hold the step's whole lines
+    chunk: Any = None
+    validation: Any = None
+    too_long: int | None = None  # a line over the limit: its length (reported, never held)
 
 
 class Sink(Protocol):
@@ -77,11 +92,34 @@ class Scanner:
         """Index the whole lines in the next ``chunk_bytes`` (or the one line longer than that); returns
         how many bytes were consumed. Unless ``final``, a last line without its line end is left for
         later (a writer may be in the middle of it): then 0 means "wait for more"."""
+        return self.apply(self.prepare(self.lines.pos, self.lines.size, chunk_bytes, final))
+
+    def steps(self, chunk_bytes: int, final: bool) -> Iterator[int]:
+        """:meth:`step` until the end of the file (or a line still being written), reading and
+        classifying the next chunk in a second thread while this one is linked: the bulk work
+        releases the interpreter lock, so the two overlap on a second core."""
+        from concurrent.futures import ThreadPoolExecutor
+
         f = self.lines
-        start, size = f.pos, f.size
+        size = f.size
+        with ThreadPoolExecutor(1, thread_name_prefix="tracetui-classify") as pool:
+            ahead = pool.submit(self.prepare, f.pos, size, chunk_bytes, final)
+            while ahead is not None:
+                prepared = ahead.result()
+                more = prepared.start < prepared.end < size
+                ahead = pool.submit(self.prepare, prepared.end, size, chunk_bytes, final) if more else None
+                consumed = self.apply(prepared)
+                if not consumed:
+                    break
+                yield consumed
+
+    def prepare(self, start: int, size: int, chunk_bytes: int, final: bool) -> "Prepared":
+        """Read and classify the step from ``start`` (``size``: the file's end as the scan sees it).
+        Touches no state of the scan, so it may run in another thread."""
+        f = self.lines
         end = min(start + max(1, chunk_bytes), size)
         if end <= start:
-            return 0
+            return Prepared(start, start)
         buf = f.read(start, min(end + _PAD, size) - start)  # a little more: padding for the bulk reads
         length, base = end - start, start
         if start == 0 and buf.startswith(BOM):
@@ -92,48 +130,58 @@ class Scanner:
         else:
             n = buf.rfind(b"\n", 0, length) + 1
             if n == 0:
-                return self._long_line(base, final)
-        self._index(buf, base, last and final, n)
-        f.pos = base + n
-        return f.pos - start
+                return self._long_line(start, base, size, final)
+        return self._classified(start, buf, base, last and final, n)
 
-    def _long_line(self, start: int, final: bool) -> int:
+    def _long_line(self, step_start: int, start: int, size: int, final: bool) -> "Prepared":
         """A line longer than a chunk: reported without holding it when over the limit, else read whole."""
         f = self.lines
         pos = start
         while True:
-            block = f.read(pos, min(_SEEK_BLOCK, f.size - pos)) if pos < f.size else b""
+            block = f.read(pos, min(_SEEK_BLOCK, size - pos)) if pos < size else b""
             nl = block.find(b"\n")
             if nl >= 0:
                 end = pos + nl + 1
                 break
             pos += len(block)
-            if pos >= f.size:
+            if pos >= size:
                 if not final:
-                    return 0  # still being written
-                end = f.size
+                    return Prepared(step_start, step_start)  # still being written
+                end = size
                 break
         length = end - start
         tail = f.read(max(start, end - 64), min(64, length)) if length else b""
         length -= len(tail) - len(tail.rstrip(b"\r\n"))
         length = f.true_length(start, length)
         if length > limits.MAX_LINE_BYTES:
-            f.lineno += 1
-            self.sink.problem(self, f.lineno, limits.too_long(length) or "")
-            f.pos = end
-            return end - start
-        self._index(f.read(start, end - start), start, end == f.size and final)
-        f.pos = end
-        return end - start
+            return Prepared(step_start, end, too_long=length)
+        return self._classified(step_start, f.read(start, end - start), start, end == size and final, end - start)
 
-    # -- a chunk of whole lines -----------------------------------------------------------------
-    def _index(self, buf: bytes, base: int, final: bool, size: int | None = None) -> None:
-        """Index the lines of ``buf[:size]``, which starts at ``base`` in the file."""
+    def _classified(self, step_start: int, buf: bytes, base: int, final: bool, size: int) -> "Prepared":
         from tracetui.trace.index import classify as cl
 
-        size = len(buf) if size is None else size
         validation = cl.Validation(buf, limits.MAX_DEPTH, size) if self.strict else None
         chunk = cl.classify(buf, limits.MAX_LINE_BYTES, final, validation, size)
+        return Prepared(step_start, base + size, buf, base, size, chunk, validation)
+
+    # -- a chunk of whole lines -----------------------------------------------------------------
+    def apply(self, prepared: "Prepared") -> int:
+        """Link the lines of a prepared step to their runs; returns the bytes consumed (0: wait for more)."""
+        f = self.lines
+        if prepared.end == prepared.start:
+            return 0
+        if prepared.too_long is not None:
+            f.lineno += 1
+            self.sink.problem(self, f.lineno, limits.too_long(prepared.too_long) or "")
+        else:
+            self._index(prepared.buf, prepared.base, prepared.size, prepared.chunk, prepared.validation)
+        f.pos = prepared.end
+        return prepared.end - prepared.start
+
+    def _index(self, buf: bytes, base: int, size: int, chunk: Any, validation: Any) -> None:
+        """Index the lines of ``buf[:size]``, which starts at ``base`` in the file (see :meth:`prepare`)."""
+        from tracetui.trace.index import classify as cl
+
         self.validation = validation
         first = self.lines.lineno + 1  # line number of the chunk's line 0
         starts, ends, kinds = chunk.starts, chunk.ends, chunk.kinds
@@ -144,11 +192,10 @@ class Scanner:
         seg_start, seg_end, seg_line, seg_next = lines.seg_start, lines.seg_end, lines.seg_line, lines.seg_next
         run_layout, loads, decode_error, run_ended = _RUN_LAYOUT, orjson.loads, orjson.JSONDecodeError, sink.run_ended
         interned = _INTERNED
-        n, last_item = chunk.n, len(item_starts) - 1
+        n = chunk.n
         EVENT, RUN, SUMMARY = cl.EVENT, cl.RUN, cl.SUMMARY
         deep = limits.MAX_DEPTH
-        for j, s in enumerate(item_starts):
-            e = item_starts[j + 1] if j < last_item else n
+        for s, e, events in zip(item_starts, chunk.item_ends, item_events):
             k0 = kinds[s]
             if not k0:
                 self._line(buf, base, chunk, s, first + s, size)
@@ -177,7 +224,6 @@ class Scanner:
                         or (raw.count(b"[") + raw.count(b"{") > deep and limits.too_deep(summary))):
                     self._lines(buf, base, chunk, s, e, first, size)
                     continue
-            events = item_events[j]
             if strict and events:
                 seen = runs.seqs.get(r) if r is not None else None
                 records = validation.records  # type: ignore[union-attr]
@@ -186,7 +232,7 @@ class Scanner:
                     self._lines(buf, base, chunk, s, e, first, size)
                     continue
                 runs.seqs.setdefault(r if r is not None else len(names), set()).update(item_seqs)
-            start, end = base + starts[s], base + (starts[e] if e < n else size)
+            start, end = base + starts[s], base + (starts[e] if e < n else size)  # its lines, with their line ends
             if r is None:  # a new run: its first segment
                 name = key.decode("utf-8")
                 if named and name in named:

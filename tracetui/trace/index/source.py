@@ -233,10 +233,7 @@ class IndexedSource:
             self.bytes_total += size - lines.size
             lines.size = size
         final = not growing
-        while lines.pos < lines.size:
-            consumed = f.scanner.step(step, final)  # type: ignore[union-attr]
-            if not consumed:
-                break  # the rest of a line is still being written
+        for consumed in f.scanner.steps(step, final):  # type: ignore[union-attr]
             self.bytes_done += consumed
             lines.remember()
             self._list()
