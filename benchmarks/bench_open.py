@@ -341,7 +341,8 @@ def main() -> None:
           f"({meta['interleaved']:,} interleaved, {meta['no_summary']:,} without summary); "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     print(f"{'figure':<34} {'tracetui':>22}   {'reference, same run, same file':<44} {'ratio':>7}")
-    newlines = run_child("newlines", path)
+    run_child("newlines", path)  # the file in the page cache, as for every figure below
+    newlines = min((run_child("newlines", path) for _ in range(2)), key=lambda r: r["s"])
     row("read + count newlines", f"{gb / newlines['s']:.2f} GB/s", "", None)
     if "check" in only:
         orj = run_child("orjson", path)

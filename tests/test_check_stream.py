@@ -12,6 +12,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tracetui.cli import main
 from tracetui.trace.reader import TraceReadError, read_trace
@@ -103,3 +104,44 @@ def test_check_reads_hostile_lines_as_the_reader_does(tmp_path, bom):
         assert got == want
     assert "line 1" not in got[1]  # a BOM is not a problem
     assert "nests deeper than 200 levels" in want[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_verdicts_are_handed_on_in_run_order_however_they_are_decided(data):
+    """Decided out of order, some never (no summary), spilled to disk past a limit: still in run order."""
+    from tracetui.trace.checking import _InOrder
+
+    n = data.draw(st.integers(0, 60))
+    undecided = data.draw(st.sets(st.integers(0, max(0, n - 1)), max_size=n)) if n else set()
+    order = data.draw(st.permutations([r for r in range(n) if r not in undecided]))
+    out: list = []
+    in_order = _InOrder(out.append)
+    in_order.MAX_WAITING = data.draw(st.integers(0, 8))
+    for r in order:
+        in_order.decided(r, ("summary", r))
+    in_order.finish(n, lambda r: ("events", r))
+    assert [r for _, r in out] == list(range(n))
+    assert [kind for kind, r in out] == ["events" if r in undecided else "summary" for r in range(n)]
+
+
+def test_check_prepared_by_a_worker_process_prints_the_same(tmp_path, monkeypatch):
+    from tracetui.trace import checking
+
+    path = tmp_path / "big.jsonl"
+    lines = b"".join(SAMPLES[i].read_bytes() for i in range(len(SAMPLES)))
+    path.write_bytes(b"\xef\xbb\xbf" + lines * 3 + b"not json\n" + lines[:-40])
+    want = streamed_check(str(path), False)
+    monkeypatch.setattr(checking, "CHUNK_BYTES", 4096)
+    monkeypatch.setattr(checking, "PARALLEL_MIN_CHUNKS", 2)
+    monkeypatch.setattr(checking, "_spare_cpu", lambda cpus: True)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    used = []
+    parallel = checking._parallel_steps
+
+    def spy(*args):
+        used.append(True)
+        return parallel(*args)
+    monkeypatch.setattr(checking, "_parallel_steps", spy)
+    assert streamed_check(str(path), False) == want
+    assert used  # the worker did prepare the steps

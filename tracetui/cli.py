@@ -257,19 +257,24 @@ def check(trace_file, as_json) -> None:
     def out_write(text: str) -> None:
         click.echo(text, nl=False)
 
-    def on_verdict(v: dict[str, Any]) -> None:
+    def kept(v: dict[str, Any]) -> tuple[str, bool, str]:
+        """What is held of a verdict until it is printed: its outcome and its printed form."""
+        return v["outcome"], v["ready"], _json_item(v) if as_json else printable(_verdict_line(v))
+
+    def on_verdict(v: tuple[str, bool, str]) -> None:
         """Printed as soon as it is known: memory stays flat however many runs there are."""
-        counts[v["outcome"]] = counts.get(v["outcome"], 0) + 1
-        state["ready"] = state["ready"] and v["ready"]
+        outcome, ready, text = v
+        counts[outcome] = counts.get(outcome, 0) + 1
+        state["ready"] = state["ready"] and ready
         if as_json:
-            out_write((_JSON_OPEN(trace_file) if not state["runs"] else ",\n") + _json_item(v))
+            out_write((_JSON_OPEN(trace_file) if not state["runs"] else ",\n") + text)
         else:
-            out_write(printable(_verdict_line(v)) + "\n")
+            out_write(text + "\n")
         state["runs"] += 1
 
     try:
         with _trace_input(trace_file) as item:
-            Checker(item, on_verdict, problems.append).run()
+            Checker(item, on_verdict, problems.append, kept).run()
     except TraceReadError as exc:
         _fail(f"error: {printable(str(exc))}", as_json and state["runs"])
     except TraceChanged as exc:

@@ -61,7 +61,8 @@ class StrictScan:
                 raise TraceChanged(self._change("truncated"))
             if lines.growing is not None or lines.snapshot is None:  # a file is read as it was when first scanned
                 lines.size = size
-            for _ in self.scanner.steps(chunk_bytes, final=not growing):
+            steps = None if growing else _in_parallel(self, chunk_bytes)
+            for _ in steps or self.scanner.steps(chunk_bytes, final=not growing):
                 lines.remember()
                 yield
             if not growing:
@@ -110,45 +111,109 @@ class Checker(StrictScan):
     ``on_problem(problem)`` each problem line.
     """
 
-    def __init__(self, item: str | os.PathLike[str] | Input, on_verdict: Callable[[dict[str, Any]], None],
-                 on_problem: Callable[[Problem], None]):
+    def __init__(self, item: str | os.PathLike[str] | Input, on_verdict: Callable[[Any], None],
+                 on_problem: Callable[[Problem], None], keep: Callable[[dict[str, Any]], Any] | None = None):
         super().__init__(item)
         self.on_verdict = on_verdict
         self.on_problem = on_problem
-        self._next = 0  # the next run to hand on
-        self._waiting: dict[int, dict[str, Any]] = {}  # decided, waiting for an earlier run
+        # what is held of a verdict that waits for an earlier run (a run without a summary decides only
+        # at the end of the file): its printed form is far smaller than the dict
+        self.keep = keep or (lambda verdict: verdict)
+        self._order = _InOrder(self.on_verdict)
         self.problem_count = 0
 
     def run(self, chunk_bytes: int | None = None) -> None:
         """Scan to the end and hand on every verdict; TraceReadError when the file holds no run."""
         for _ in self.scan(chunk_bytes):
             pass
-        for r in range(self._next, len(self.runs)):  # runs without a summary: decided from their events
-            verdict = self._waiting.pop(r, None)
-            if verdict is None:
-                data = self.load(r)
-                verdict = data.verdict()
-            self.on_verdict(verdict)
-        self._next = len(self.runs)
+        self._order.finish(len(self.runs), lambda r: self.keep(self.load(r).verdict()))
         if not len(self.runs):
             detail = "it is empty" if self.lines.size == 0 else "no line is a trace record"
             raise TraceReadError(f"{self.label}: no runs found ({detail})")
 
     def run_ended(self, scan: Scanner, r: int, summary: dict[str, Any]) -> None:
-        verdict = decide(summary, _Events(self, r)).as_dict(self.runs.names[r])
-        if r != self._next:
-            self._waiting[r] = verdict
-            return
-        self.on_verdict(verdict)
-        self._next += 1
-        waiting = self._waiting
-        while self._next in waiting:
-            self.on_verdict(waiting.pop(self._next))
-            self._next += 1
+        self._order.decided(r, self.keep(decide(summary, _Events(self, r)).as_dict(self.runs.names[r])))
 
     def problem(self, scan: Scanner, line: int, message: str) -> None:
         self.problem_count += 1
         self.on_problem(Problem(line, message, self.label))
+
+
+class _InOrder:
+    """Hands verdicts on in run order as they are decided, holding those that wait for an earlier run.
+
+    A run without a summary near the start of a file is decided only at its end, so every later
+    verdict waits for it: beyond MAX_WAITING of them, those waiting are written, in run order, to an
+    unnamed temporary file, and the undecided runs before them are noted as gaps, filled at the end.
+    """
+
+    MAX_WAITING = 20_000
+
+    def __init__(self, hand_on: Callable[[Any], None]):
+        self.hand_on = hand_on
+        self.handed = 0  # runs before it were handed on as they were decided
+        self.next = 0  # runs before it are handed on, spilled or gaps
+        self.waiting: dict[int, Any] = {}  # decided, r >= next
+        self.gaps: dict[int, Any] = {}  # undecided when spilled past: their verdict once decided (None until)
+        self.spilled: Any = None  # pickled (run, verdict), in run order
+
+    def decided(self, r: int, kept: Any) -> None:
+        if r in self.gaps:
+            self.gaps[r] = kept
+            return
+        if self.spilled is None and r == self.next:
+            self.hand_on(kept)
+            self.next += 1
+            while self.next in self.waiting:
+                self.hand_on(self.waiting.pop(self.next))
+                self.next += 1
+            self.handed = self.next
+            return
+        self.waiting[r] = kept
+        if len(self.waiting) > self.MAX_WAITING:
+            self._spill()
+
+    def _spill(self) -> None:
+        import pickle
+        import tempfile
+
+        if self.spilled is None:
+            self.spilled = tempfile.TemporaryFile()
+        for r in sorted(self.waiting):
+            for gap in range(self.next, r):
+                self.gaps[gap] = None
+            pickle.dump((r, self.waiting[r]), self.spilled)
+            self.next = r + 1
+        self.waiting.clear()
+
+    def finish(self, runs: int, decide: Callable[[int], Any]) -> None:
+        """Hand on every run not yet handed on, deciding those without a verdict with ``decide``."""
+        import pickle
+
+        spilled = self.spilled
+        upcoming = None
+        if spilled is not None:
+            spilled.flush()
+            spilled.seek(0)
+            upcoming = _next_spilled(spilled, pickle)
+        for r in range(self.handed, runs):
+            if r in self.gaps:
+                kept = self.gaps.pop(r)
+            elif upcoming is not None and upcoming[0] == r:
+                kept = upcoming[1]
+                upcoming = _next_spilled(spilled, pickle)
+            else:
+                kept = self.waiting.pop(r, None)
+            self.hand_on(decide(r) if kept is None else kept)
+        if spilled is not None:
+            spilled.close()
+
+
+def _next_spilled(spilled: Any, pickle: Any) -> Any:
+    try:
+        return pickle.load(spilled)
+    except EOFError:
+        return None
 
 
 class _Events(Sequence[dict[str, Any]]):
@@ -242,3 +307,92 @@ class ProblemLog:
             for raw in self._file:
                 line, message = orjson.loads(raw)
                 yield Problem(line, message)
+
+
+# -- preparing steps in another process -----------------------------------------------------------------
+#: files smaller than this many chunks are scanned in one process (a worker would cost more than it saves)
+PARALLEL_MIN_CHUNKS = 8
+#: steps prepared ahead of the scan: bounds what waits in memory when the workers are faster
+PARALLEL_AHEAD = 3
+
+
+def _in_parallel(scan: StrictScan, chunk_bytes: int) -> Iterator[int] | None:
+    """The scan's steps, their reading, classifying and validating done by a worker process while this
+    one links them: two cores for a check. None where that is not worth it or not possible (a small
+    file, one CPU, no fork, threads running)."""
+    import multiprocessing
+    import threading
+
+    lines = scan.lines
+    size = lines.size
+    cpus = os.cpu_count() or 1
+    if (lines.pos or size < PARALLEL_MIN_CHUNKS * chunk_bytes or cpus < 2 or not _spare_cpu(cpus)
+            or threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods()):
+        return None
+    return _parallel_steps(scan, chunk_bytes, multiprocessing.get_context("fork"))
+
+
+def _spare_cpu(cpus: int) -> bool:
+    """Whether a second process would get a core of its own: on a busy machine the two would only
+    take turns, and the pipe between them would make the check slower."""
+    try:
+        return os.getloadavg()[0] <= cpus - 1.5
+    except OSError:  # pragma: no cover - no load average here
+        return True
+
+
+def _parallel_steps(scan: StrictScan, chunk_bytes: int, context: Any) -> Iterator[int]:
+    from collections import deque
+
+    lines = scan.lines
+    size = lines.size
+    ranges = (size + chunk_bytes - 1) // chunk_bytes
+    with context.Pool(1, initializer=_worker_start, initargs=(lines.fd, lines.path, size)) as pool:
+        ahead: deque[Any] = deque()
+        k = 0
+        while k < ranges or ahead:
+            while k < ranges and len(ahead) < PARALLEL_AHEAD:
+                ahead.append(pool.apply_async(_prepare_range, (k, chunk_bytes, size)))
+                k += 1
+            yield from scan.scanner.prepared_steps(iter(ahead.popleft().get()))
+
+
+_worker: Scanner | None = None
+
+
+def _worker_start(fd: int, path: str, size: int) -> None:
+    """In the worker: a scanner over the descriptor inherited from the checking process (the same
+    file, even if its name now points elsewhere)."""
+    global _worker
+    _worker = Scanner(FileLines(0, path, size, fd=fd, by_name=False), RunTable(), StrictScan.__new__(StrictScan),
+                      strict=True)
+
+
+def _prepare_range(k: int, chunk_bytes: int, size: int) -> list[Any]:
+    """The steps of the lines that start in bytes [k * chunk, (k + 1) * chunk), prepared."""
+    scanner = _worker
+    assert scanner is not None
+    start = _line_start(scanner.lines, k * chunk_bytes, size)
+    end = _line_start(scanner.lines, min((k + 1) * chunk_bytes, size), size)
+    steps = []
+    while start < end:
+        prepared = scanner.prepare(start, end, chunk_bytes, final=end == size)
+        if prepared.end <= start:
+            break
+        steps.append(prepared)
+        start = prepared.end
+    return steps
+
+
+def _line_start(lines: FileLines, at: int, size: int) -> int:
+    """Where the first line that starts at or after byte ``at`` starts (``size`` when none does)."""
+    if at <= 0:
+        return 0
+    pos = at - 1
+    while pos < size:
+        block = lines.read(pos, min(1 << 16, size - pos))
+        nl = block.find(b"\n")
+        if nl >= 0:
+            return pos + nl + 1
+        pos += len(block)
+    return size

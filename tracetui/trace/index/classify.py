@@ -188,10 +188,13 @@ class Validation:
         self.buf = buf
         self.size = len(buf) if size is None else size
         self.max_depth = max_depth
-        self.records: Any = None  # line -> its decoded record (``.seq`` of an event)
+        self.seqs: dict[int, Any] = {}  # line -> the seq of a fast event line that is a record
 
     def seq(self, line: int) -> Any:
-        return self.records[line].seq
+        return self.seqs[line]
+
+    def __getstate__(self) -> dict[str, Any]:  # sent back by a worker process: only what the scan needs
+        return {"seqs": self.seqs, "buf": b"", "size": self.size, "max_depth": self.max_depth}
 
     def __call__(self, a: Any, starts: Any, ends: Any, fast: Any, kinds: Any, id_start: Any, id_end: Any) -> Any:
         buf = self.buf
@@ -209,12 +212,19 @@ class Validation:
                     records[i] = decode(buf[starts_[i]:ends_[i]])
                 except Exception:  # noqa: BLE001 - any refusal: the exact path words the problem
                     candidates[i] = False
-        self.records = records
-        # a run id given twice (orjson keeps the last; the prefix shows the first): those lines are compared
-        twice = _per_line(_occurrences(a, b'"run_id"'), starts) > 1
+        # a run id given twice (orjson keeps the last; the prefix shows the first): those lines are compared;
+        # counted first over the whole chunk, where every fast line has one in its prefix
+        others = sum(buf.count(b'"run_id"', s, e) for s, e in zip(starts[~fast].tolist(), ends[~fast].tolist()))
+        if buf.count(b'"run_id"', 0, self.size) == int(fast.sum()) + others:
+            twice = np.zeros(len(starts), bool)
+        else:
+            twice = _per_line(_occurrences(a, b'"run_id"'), starts) > 1
         for i in np.flatnonzero(candidates & twice).tolist():
             if records[i].run_id.encode() != buf[int(id_start[i]):int(id_end[i])]:
                 candidates[i] = False
+        seqs = self.seqs
+        for i in np.flatnonzero(candidates & (kinds == EVENT)).tolist():
+            seqs[i] = records[i].seq
         return candidates
 
 
@@ -252,8 +262,9 @@ class _ByLine:
         return self.decoded[self.position[line]]
 
 
-#: a line with this many digits in a row (aligned) is read exactly: any run of 19 digits holds such a block
-_DIGIT_BLOCK = 10
+#: a line with this many digits in a row, aligned, is read exactly: any run of 19 digits holds such a block
+_DIGIT_BLOCK = 8
+_ALL_DIGITS = np.frombuffer(b"\x01" * _DIGIT_BLOCK, np.uint64)[0]
 
 
 def _risky_lines(a: Any, starts: Any, max_depth: int) -> Any:
@@ -262,7 +273,7 @@ def _risky_lines(a: Any, starts: Any, max_depth: int) -> Any:
     orjson refuses a number that overflows a double, which msgspec reads as infinity (one
     with an exponent of three or more digits, or an integer part of 210 or more digits),
     and reads an integer beyond 64 bits (20 digits) as a float: lines with an exponent of
-    three digits or a run of 19 digits (which holds an aligned block of 10) are read exactly.
+    three digits or 15 digits in a row (which hold an aligned block of 8) are read exactly.
     """
     n = len(a)
     risky = np.zeros(len(starts), bool)
@@ -273,10 +284,9 @@ def _risky_lines(a: Any, starts: Any, max_depth: int) -> Any:
         p += np.isin(a[np.minimum(p, n - 1)], (0x2B, 0x2D))  # a sign
         three = digit[np.minimum(p, n - 1)] & digit[np.minimum(p + 1, n - 1)] & digit[np.minimum(p + 2, n - 1)]
         risky[np.searchsorted(starts, after[three & (p + 2 < n)], side="right") - 1] = True
-    if n >= _DIGIT_BLOCK:
-        blocks = digit[:n - n % _DIGIT_BLOCK].reshape(-1, _DIGIT_BLOCK).all(1)
-        full = np.flatnonzero(blocks) * _DIGIT_BLOCK
-        risky[np.searchsorted(starts, full, side="right") - 1] = True
+    blocks = np.flatnonzero(digit[:n - n % _DIGIT_BLOCK].view(np.uint64) == _ALL_DIGITS) * _DIGIT_BLOCK
+    if len(blocks):
+        risky[np.searchsorted(starts, blocks, side="right") - 1] = True
     return risky | (_per_line(np.flatnonzero((a | 0x20) == 0x7B), starts) > max_depth)  # [ or {
 
 

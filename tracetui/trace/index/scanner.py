@@ -53,7 +53,10 @@ _RUN_LAYOUT = re.compile(
 
 @dataclass
 class Prepared:
-    """A step read and classified, ready to be linked: bytes [start, end) of the file."""
+    """A step read and classified, ready to be linked: bytes [start, end) of the file.
+
+    Pickled without its bytes (``__getstate__``): a worker process sends the classification,
+    the scan reads the bytes again (they are in the page cache)."""
 
     start: int
     end: int  # == start: nothing to do yet (a line is still being written)
@@ -63,6 +66,9 @@ class Prepared:
     chunk: Any = None
     validation: Any = None
     too_long: int | None = None  # a line over the limit: its length (reported, never held)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "buf": b""}
 
 
 class Sink(Protocol):
@@ -95,23 +101,28 @@ class Scanner:
         return self.apply(self.prepare(self.lines.pos, self.lines.size, chunk_bytes, final))
 
     def steps(self, chunk_bytes: int, final: bool) -> Iterator[int]:
-        """:meth:`step` until the end of the file (or a line still being written), reading and
-        classifying the next chunk in a second thread while this one is linked: the bulk work
-        releases the interpreter lock, so the two overlap on a second core."""
-        from concurrent.futures import ThreadPoolExecutor
-
+        """:meth:`step` until the end of the file (or a line still being written), yielding the bytes
+        consumed by each."""
         f = self.lines
-        size = f.size
-        with ThreadPoolExecutor(1, thread_name_prefix="tracetui-classify") as pool:
-            ahead = pool.submit(self.prepare, f.pos, size, chunk_bytes, final)
-            while ahead is not None:
-                prepared = ahead.result()
-                more = prepared.start < prepared.end < size
-                ahead = pool.submit(self.prepare, prepared.end, size, chunk_bytes, final) if more else None
-                consumed = self.apply(prepared)
-                if not consumed:
-                    break
-                yield consumed
+        while f.pos < f.size:
+            consumed = self.step(chunk_bytes, final)
+            if not consumed:
+                return
+            yield consumed
+
+    def prepared_steps(self, steps: Iterator["Prepared"]) -> Iterator[int]:
+        """Apply steps prepared elsewhere (another process: :mod:`tracetui.trace.checking`), in order."""
+        f = self.lines
+        for prepared in steps:
+            if prepared.start != f.pos:  # pragma: no cover - a broken pipeline
+                raise RuntimeError(f"{f.path}: step at {prepared.start} applied at {f.pos}")
+            if prepared.chunk is not None and not prepared.buf:  # read here, not sent through a pipe
+                prepared.buf = f.read(prepared.base, min(prepared.base + prepared.size + _PAD, f.size)
+                                      - prepared.base)
+            consumed = self.apply(prepared)
+            if not consumed:
+                return
+            yield consumed
 
     def prepare(self, start: int, size: int, chunk_bytes: int, final: bool) -> "Prepared":
         """Read and classify the step from ``start`` (``size``: the file's end as the scan sees it).
@@ -226,8 +237,8 @@ class Scanner:
                     continue
             if strict and events:
                 seen = runs.seqs.get(r) if r is not None else None
-                records = validation.records  # type: ignore[union-attr]
-                item_seqs = [records[i].seq for i in range(s, e) if kinds[i] == EVENT]
+                seqs = validation.seqs  # type: ignore[union-attr]
+                item_seqs = [seqs[i] for i in range(s, e) if kinds[i] == EVENT]
                 if len(set(item_seqs)) != len(item_seqs) or (seen and not seen.isdisjoint(item_seqs)):
                     self._lines(buf, base, chunk, s, e, first, size)
                     continue

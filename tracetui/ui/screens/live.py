@@ -10,7 +10,7 @@ replaced is reloaded by itself, as ``tail -F`` does.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Sequence
 
 from rich.text import Text
 from textual import work
@@ -100,8 +100,6 @@ class LiveSource:
             self.scanning = False
             bar.display = False
             if message.fatal:
-                from tracetui.ui.screens.main import no_runs_report
-
                 self.app.exit(return_code=2, message=Text(  # type: ignore[attr-defined]
                     no_runs_report(message.error or "", self.source.problems())))  # type: ignore[attr-defined]
                 return
@@ -192,6 +190,16 @@ class LiveSource:
         self.notify("following the file: new runs show as they are written" if on  # type: ignore[attr-defined]
                     else "stopped following", timeout=3)
         self.refresh_runs()  # type: ignore[attr-defined]
+
+
+def no_runs_report(error: str, problems: Sequence[Any], limit: int = 5) -> str:
+    """What ``tracetui open`` prints when a file holds no run: the reason and the first bad lines."""
+    lines = [f"error: {printable(error)}"]
+    for p in list(problems)[:limit]:
+        lines.append(f"  line {p.line}: {printable(p.message)}")
+    if len(problems) > limit:
+        lines.append(f"  … {len(problems) - limit} more (tracetui check FILE lists them all)")
+    return "\n".join(lines)
 
 
 def _fraction(progress: Any) -> float | None:

@@ -20,7 +20,7 @@ from tracetui.trace.index.changes import TraceChanged
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry, TraceSource
 from tracetui.ui.model import RunQuery, call_ids_of, lane_counts
-from tracetui.ui.screens.live import LIVE_BINDINGS, LiveSource, ScanProgress  # noqa: F401 - ScanProgress: re-exported
+from tracetui.ui.screens.live import LIVE_BINDINGS, LiveSource, ScanProgress, no_runs_report  # noqa: F401 - re-exported
 from tracetui.ui.screens.replay_actions import REPLAY_BINDINGS, ReplayActions
 from tracetui.ui.widgets.detail import DetailPane
 from tracetui.ui.widgets.header import HeaderBar
@@ -290,13 +290,3 @@ class MainScreen(LiveSource, ReplayActions, Screen):
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
-def no_runs_report(error: str, problems: Sequence[Any], limit: int = 5) -> str:
-    """What ``tracetui open`` prints when a file holds no run: the reason and the first bad lines."""
-    lines = [f"error: {printable(error)}"]
-    for p in list(problems)[:limit]:
-        lines.append(f"  line {p.line}: {printable(p.message)}")
-    if len(problems) > limit:
-        lines.append(f"  … {len(problems) - limit} more (tracetui check FILE lists them all)")
-    return "\n".join(lines)
