@@ -28,8 +28,9 @@ LIVE_BINDINGS = [
 ]
 #: how often the files are looked at for changes, in seconds
 WATCH_SECONDS = 1.0
-#: the most progress messages a second, so the scan keeps the interpreter to itself
-PROGRESS_PER_SECOND = 4
+#: progress messages a second after the first (which shows the first runs at once): each redraws the
+#: run list, and the scan shares the interpreter lock with the drawing
+PROGRESS_PER_SECOND = 1
 
 
 class ScanProgress(Message):

@@ -135,7 +135,7 @@ class MainScreen(LiveSource, ReplayActions, Screen):
         shown = f"{len(view):,}/{len(self.entries):,}" if described else f"{len(self.entries):,}"
         label = Text(f"{shown} · ", style="dim")
         label.append(described or "t status · l lane · s sort", "bold" if described else "dim")
-        self.query_one("#query", Label).update(label)
+        self.query_one("#query", Label).update(label, layout=False)  # one line, its size fixed by the CSS
 
     def _no_runs_message(self) -> str:
         problems = self.source.problems()
