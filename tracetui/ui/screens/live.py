@@ -108,7 +108,7 @@ class LiveSource:
                 self.notify(printable(message.error), severity="error", markup=False)  # type: ignore[attr-defined]
             if message.changed:
                 self.file_changed(message.changed, during_scan=True)
-        self.refresh_runs()  # type: ignore[attr-defined]
+        self.refresh_runs(scanning=not message.done)  # type: ignore[attr-defined]
 
     @property
     def following(self) -> bool:

@@ -102,8 +102,13 @@ class MainScreen(LiveSource, ReplayActions, Screen):
         self.query_one(RunList).set_view((), range(0))
         self.show_run(None)
 
-    def refresh_runs(self) -> None:
-        """Re-read the source's runs (they grow while scanning) and re-apply the query."""
+    def refresh_runs(self, scanning: bool = False) -> None:
+        """Re-read the source's runs (they grow while scanning) and re-apply the query.
+
+        ``scanning``: a progress report of the index. The run list, once a screenful, is then
+        left as it is (counts and the header still change): redrawing it re-lays out the whole
+        screen, and the index waits for the interpreter lock meanwhile. The report that ends
+        the scan redraws everything."""
         entries = self.source.runs()
         if entries is not self.entries or len(entries) < self._counted:
             self.counts, self._counted, self.failed = {}, 0, 0
@@ -115,16 +120,20 @@ class MainScreen(LiveSource, ReplayActions, Screen):
         self.counts = lane_counts(new, self.counts or None)
         self.failed += sum(1 for e in new if e.failed)
         self._counted = end
-        self.apply_query()
+        self.apply_query(scanning)
 
-    def apply_query(self) -> None:
+    def apply_query(self, scanning: bool = False) -> None:
         runs = self.query_one(RunList)
         if not self.entries:
             runs.empty_message = "indexing…" if self.scanning else self._no_runs_message()
         else:
             runs.empty_message = "no run matches — x clears filters"
-        view = self.query_state.apply(self.entries)
-        runs.set_view(self.entries, view)
+        if (scanning and self.query_state.is_identity and runs.entries is self.entries
+                and len(runs.view) >= runs.size.height > 0):
+            view = range(len(self.entries))  # the list already shows a screenful: drawn again at the end
+        else:
+            view = self.query_state.apply(self.entries)
+            runs.set_view(self.entries, view)
         if runs.current is not self.shown:  # the view changed under the cursor: show what it is on
             self.show_run(runs.current)
         problems = getattr(self.source, "problem_count", None)
