@@ -44,11 +44,11 @@ class Rows:
             if status == ANSWER_READY:
                 return None  # a summary that contradicts itself: decided from the parsed run
             outcome = FAILED
+            status = ff.code if ff.code == status else (_STATUSES.get(status) or intern_name(status))
         elif status != ANSWER_READY:
             return None  # a failure claimed without saying where: the events may show it
         else:
-            outcome = READY
-        status = _STATUSES.get(status) or intern_name(status)
+            outcome, status = READY, ANSWER_READY
         runs = f.runs
         model_calls, tool_calls, recovered = metrics.get("model_calls"), metrics.get("tool_calls"), metrics.get("recovered")
         return RunEntry(run_id, f.source, runs.scenario[r], runs.ablation[r], status, outcome, True, ff,
