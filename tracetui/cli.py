@@ -254,8 +254,14 @@ def check(trace_file, as_json) -> None:
     problems = ProblemLog()
     state = {"runs": 0, "ready": True}
 
-    def out_write(text: str) -> None:
-        click.echo(text, nl=False)
+    pending: list[str] = []
+
+    def out_write(text: str, flush: bool = False) -> None:
+        """Written in blocks: a verdict a line, hundreds of thousands of them."""
+        pending.append(text)
+        if flush or len(pending) >= 1024:
+            click.echo("".join(pending), nl=False)
+            pending.clear()
 
     def kept(v: dict[str, Any]) -> tuple[str, bool, str]:
         """What is held of a verdict until it is printed: its outcome and its printed form."""
@@ -273,8 +279,11 @@ def check(trace_file, as_json) -> None:
         state["runs"] += 1
 
     try:
-        with _trace_input(trace_file) as item:
-            Checker(item, on_verdict, problems.append, kept).run()
+        try:
+            with _trace_input(trace_file) as item:
+                Checker(item, on_verdict, problems.append, kept).run()
+        finally:
+            out_write("", flush=True)  # the verdicts decided so far, before any error
     except TraceReadError as exc:
         _fail(f"error: {printable(str(exc))}", as_json and state["runs"])
     except TraceChanged as exc:
@@ -283,12 +292,17 @@ def check(trace_file, as_json) -> None:
     except OSError as exc:
         _fail(f"error: {printable(trace_file)}: {exc.strerror or exc}", as_json and state["runs"])
     if as_json:
-        out_write("\n  ],\n  \"problems\": ")
+        out_write("\n  ],\n  \"problems\": ", flush=True)
         _write_json_list({"line": p.line, "message": p.message} for p in problems)
-        out_write("\n}\n")
+        out_write("\n}\n", flush=True)
     else:
+        block: list[str] = []
         for p in problems:
-            click.echo(f"line {p.line}: {printable(p.message)}", err=True)
+            block.append(f"line {p.line}: {printable(p.message)}\n")
+            if len(block) >= 1024:
+                click.echo("".join(block), nl=False, err=True)
+                block.clear()
+        click.echo("".join(block), nl=False, err=True)
         click.echo(f"{state['runs']} run(s): " + ", ".join(f"{counts[outcome]} {outcome}" for outcome in OUTCOMES)
                    + f"; {len(problems)} problem line(s)", err=True)
     sys.exit(0 if state["ready"] and not len(problems) else 1)

@@ -147,7 +147,7 @@ class _InOrder:
     unnamed temporary file, and the undecided runs before them are noted as gaps, filled at the end.
     """
 
-    MAX_WAITING = 20_000
+    MAX_WAITING = 100_000
 
     def __init__(self, hand_on: Callable[[Any], None]):
         self.hand_on = hand_on

@@ -40,8 +40,9 @@ def too_deep(value: Any, limit: int | None = None) -> bool:
 
 
 def may_be_too_deep(raw: bytes) -> bool:
-    """A cheap bound: a JSON text with at most MAX_DEPTH opening brackets cannot nest deeper."""
-    return raw.count(b"[") + raw.count(b"{") > MAX_DEPTH
+    """A cheap bound: a JSON text with at most MAX_DEPTH opening brackets cannot nest deeper (nor
+    one of at most twice that many bytes: every bracket that opens must close)."""
+    return len(raw) > 2 * MAX_DEPTH and raw.count(b"[") + raw.count(b"{") > MAX_DEPTH
 
 
 def too_long(length: int) -> str | None:

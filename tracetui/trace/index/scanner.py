@@ -232,7 +232,8 @@ class Scanner:
                     summary = None
                 if (type(summary) is not dict or summary.get("rec") != "summary"
                         or type(summary.get("run_id")) is not str or summary["run_id"].encode() != key
-                        or (raw.count(b"[") + raw.count(b"{") > deep and limits.too_deep(summary))):
+                        or (len(raw) > 2 * deep and raw.count(b"[") + raw.count(b"{") > deep
+                            and limits.too_deep(summary))):
                     self._lines(buf, base, chunk, s, e, first, size)
                     continue
             if strict and events:
