@@ -87,6 +87,21 @@ def test_replaced_rewritten_and_grown_files_are_told_apart(tmp_path):
     assert [c.kind for c in src.changes()] == ["replaced"]
 
 
+def test_a_file_being_indexed_is_not_taken_for_one_that_grew(tmp_path):
+    path = write(tmp_path, all_lines() * 10)
+    src = IndexedSource([path])
+    steps = src.scan(4096)
+    next(steps)
+    next(steps)
+    assert src.changes() == []  # more to read is not more written
+    with open(path, "ab") as f:
+        f.write(run_lines("late"))
+    assert [c.kind for c in src.changes()] == ["grew"]
+    list(steps)  # appended while indexing: not read, and still said once the index is done
+    assert "late" not in {e.run_id for e in src.runs()}
+    assert [c.kind for c in src.changes()] == ["grew"]
+
+
 def test_check_says_so_when_the_file_is_truncated_while_it_is_checked(tmp_path, monkeypatch):
     path = write(tmp_path, all_lines() * 20)
     apply = checking.Scanner.apply

@@ -58,16 +58,19 @@ class Snapshot:
     dev: int
     ino: int
     size: int  # bytes indexed
+    file_size: int  # the file's size then (an index under way has not read it all yet)
     mtime_ns: int
     head: bytes
     tail: bytes
 
     @classmethod
-    def take(cls, fd: int, indexed: int) -> "Snapshot":
-        """The state of the file open on ``fd`` of which the first ``indexed`` bytes were read."""
+    def take(cls, fd: int, indexed: int, reading: int | None = None) -> "Snapshot":
+        """The state of the file open on ``fd`` of which the first ``indexed`` bytes were read, out
+        of the ``reading`` bytes the index reads (default: all of it); more than that is growth."""
         st = os.fstat(fd)
         head, tail = _edges(fd, indexed)
-        return cls(st.st_dev, st.st_ino, indexed, st.st_mtime_ns, head, tail)
+        return cls(st.st_dev, st.st_ino, indexed, st.st_size if reading is None else reading, st.st_mtime_ns,
+                   head, tail)
 
     def compare(self, path: str, fd: int | None, by_name: bool = True) -> Change | None:
         """How the file differs now, by its name (unless ``by_name`` is false: standard input has
@@ -85,14 +88,14 @@ class Snapshot:
         if fd is None:
             return None
         st = os.fstat(fd)
-        if st.st_size < self.size:
+        if st.st_size < self.file_size:
             return Change(path, TRUNCATED)
-        if st.st_mtime_ns == self.mtime_ns and st.st_size == self.size:
+        if st.st_mtime_ns == self.mtime_ns and st.st_size == self.file_size:
             return None
         head, tail = _edges(fd, self.size)
         if (head, tail) != (self.head, self.tail):
             return Change(path, REWRITTEN)
-        return Change(path, GREW) if st.st_size > self.size else None
+        return Change(path, GREW) if st.st_size > self.file_size else None
 
 
 def _edges(fd: int, end: int) -> tuple[bytes, bytes]:

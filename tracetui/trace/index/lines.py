@@ -80,7 +80,7 @@ class FileLines:
     def remember(self) -> None:
         """Note what has been indexed, to tell later whether the file still holds it."""
         if self.fd is not None:
-            self.snapshot = Snapshot.take(self.fd, self.pos)
+            self.snapshot = Snapshot.take(self.fd, self.pos, self.size)
 
     def change(self) -> Change | None:
         """How the file differs from what was indexed, or None."""
