@@ -127,21 +127,22 @@ def test_verdicts_are_handed_on_in_run_order_however_they_are_decided(data):
 
 def test_check_prepared_by_a_worker_process_prints_the_same(tmp_path, monkeypatch):
     from tracetui.trace import checking
+    from tracetui.trace.index import parallel
 
     path = tmp_path / "big.jsonl"
     lines = b"".join(SAMPLES[i].read_bytes() for i in range(len(SAMPLES)))
     path.write_bytes(b"\xef\xbb\xbf" + lines * 3 + b"not json\n" + lines[:-40])
     want = streamed_check(str(path), False)
     monkeypatch.setattr(checking, "CHUNK_BYTES", 4096)
-    monkeypatch.setattr(checking, "PARALLEL_MIN_CHUNKS", 2)
-    monkeypatch.setattr(checking, "_spare_cpu", lambda cpus: True)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_CHUNKS", 2)
+    monkeypatch.setattr(parallel, "_spare_cpu", lambda cpus: True)
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     used = []
-    parallel = checking._parallel_steps
+    steps = parallel._parallel_steps
 
     def spy(*args):
         used.append(True)
-        return parallel(*args)
-    monkeypatch.setattr(checking, "_parallel_steps", spy)
+        return steps(*args)
+    monkeypatch.setattr(parallel, "_parallel_steps", spy)
     assert streamed_check(str(path), False) == want
     assert used  # the worker did prepare the steps

@@ -2,12 +2,14 @@
 
 - :mod:`.lines`: one file read with ``pread`` (never a memory map, so a file cut short
   cannot raise SIGBUS) and its line table, kept per run as byte segments;
-- :mod:`.classify`: a chunk's lines classified in bulk with numpy (kind, run id, items);
+- :mod:`.steps` and :mod:`.classify`: a step of whole lines read and classified in bulk
+  with numpy (kind, run id, items); :mod:`.records` validates lines strictly (``check``);
 - :mod:`.runs`: one file's runs: repeated run ids, listed names (``id#2``), counts;
-- :mod:`.scanner`: a file scanned chunk by chunk, lines linked to runs, problems found;
-- :mod:`.source`: :class:`IndexedSource`, the explorer's source of RunEntry rows,
-  which also follows growing files;
-- :mod:`.changes`: noticing a file truncated, replaced, rewritten or grown while open.
+- :mod:`.scanner`: steps linked to runs, problems found, runs that end reported;
+- :mod:`.source`, :mod:`.files`, :mod:`.entries`: :class:`IndexedSource`, the explorer's
+  source of RunEntry rows (made from summary lines), which also follows growing files;
+- :mod:`.changes`: noticing a file truncated, replaced, rewritten or grown while open;
+- :mod:`.parallel`: a strict scan's steps prepared in a worker process.
 
 numpy is imported by the scan itself, not by this package, so opening the explorer
 does not wait for it.

@@ -1,6 +1,6 @@
 """Scanning one trace file chunk by chunk: lines linked to their runs, runs that end, problems.
 
-A chunk is read with ``pread`` and classified in bulk (:mod:`.classify`). The
+A chunk is read with ``pread`` and classified in bulk (:mod:`.steps`, :mod:`.classify`). The
 common *item* (consecutive lines of one run with a plain id: its run line, its
 events, its summary) is linked in one step; anything else goes line by line
 through the same rules as :func:`~tracetui.trace.reader.read_trace`.
@@ -25,23 +25,19 @@ rows (:mod:`.source`), or ``check``'s verdict printer (:mod:`tracetui.trace.chec
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Iterator, Protocol
 
 import orjson
 
 from tracetui.trace import limits
-from tracetui.trace.format import BOM, TRACE_VERSION, version_problem
+from tracetui.trace.format import TRACE_VERSION, version_problem
 from tracetui.trace.index.lines import FileLines
 from tracetui.trace.index.runs import _INTERNED_BYTES as _INTERNED
 from tracetui.trace.index.runs import RunTable, id_key, intern_bytes, intern_name
+from tracetui.trace.index.steps import PAD, Prepared, prepare
 from tracetui.trace.reader import LongLine, parse_line, record_warning
 
-#: bytes read when looking for the end of a line longer than a chunk
-_SEEK_BLOCK = 1 << 20
 _CURRENT_VERSION = str(TRACE_VERSION).encode()
-#: bytes read past a chunk, so that the bulk reads near its end need no copy
-_PAD = 64
 
 # The writer's run line up to the three fields the index needs, matched from the quote that closes
 # the run id. Any other layout is parsed whole instead.
@@ -49,26 +45,6 @@ _STR = rb'"[^"\\\x00-\x1f]*"'
 _RUN_LAYOUT = re.compile(
     rb'","trace_version":(-?\d{1,18}),"producer":' + _STR + rb',"inputs":\{"source":' + _STR
     + rb',"scenario":(?:"([^"\\\x00-\x1f]*)"|null),"ablation":(?:"([^"\\\x00-\x1f]*)"|null)[,}]').match
-
-
-@dataclass
-class Prepared:
-    """A step read and classified, ready to be linked: bytes [start, end) of the file.
-
-    Pickled without its bytes (``__getstate__``): a worker process sends the classification,
-    the scan reads the bytes again (they are in the page cache)."""
-
-    start: int
-    end: int  # == start: nothing to do yet (a line is still being written)
-    buf: bytes = b""
-    base: int = 0  # where buf starts in the file
-    size: int = 0  # bytes of buf that hold the step's whole lines
-    chunk: Any = None
-    validation: Any = None
-    too_long: int | None = None  # a line over the limit: its length (reported, never held)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "buf": b""}
 
 
 class Sink(Protocol):
@@ -110,73 +86,26 @@ class Scanner:
                 return
             yield consumed
 
-    def prepared_steps(self, steps: Iterator["Prepared"]) -> Iterator[int]:
+    def prepared_steps(self, steps: Iterator[Prepared]) -> Iterator[int]:
         """Apply steps prepared elsewhere (another process: :mod:`tracetui.trace.checking`), in order."""
         f = self.lines
         for prepared in steps:
             if prepared.start != f.pos:  # pragma: no cover - a broken pipeline
                 raise RuntimeError(f"{f.path}: step at {prepared.start} applied at {f.pos}")
             if prepared.chunk is not None and not prepared.buf:  # read here, not sent through a pipe
-                prepared.buf = f.read(prepared.base, min(prepared.base + prepared.size + _PAD, f.size)
+                prepared.buf = f.read(prepared.base, min(prepared.base + prepared.size + PAD, f.size)
                                       - prepared.base)
             consumed = self.apply(prepared)
             if not consumed:
                 return
             yield consumed
 
-    def prepare(self, start: int, size: int, chunk_bytes: int, final: bool) -> "Prepared":
-        """Read and classify the step from ``start`` (``size``: the file's end as the scan sees it).
-        Touches no state of the scan, so it may run in another thread."""
-        f = self.lines
-        end = min(start + max(1, chunk_bytes), size)
-        if end <= start:
-            return Prepared(start, start)
-        buf = f.read(start, min(end + _PAD, size) - start)  # a little more: padding for the bulk reads
-        length, base = end - start, start
-        if start == 0 and buf.startswith(BOM):
-            buf, base, length = buf[len(BOM):], len(BOM), length - len(BOM)
-        last = end == size
-        if last and final:
-            n = length
-        else:
-            n = buf.rfind(b"\n", 0, length) + 1
-            if n == 0:
-                return self._long_line(start, base, size, final)
-        return self._classified(start, buf, base, last and final, n)
-
-    def _long_line(self, step_start: int, start: int, size: int, final: bool) -> "Prepared":
-        """A line longer than a chunk: reported without holding it when over the limit, else read whole."""
-        f = self.lines
-        pos = start
-        while True:
-            block = f.read(pos, min(_SEEK_BLOCK, size - pos)) if pos < size else b""
-            nl = block.find(b"\n")
-            if nl >= 0:
-                end = pos + nl + 1
-                break
-            pos += len(block)
-            if pos >= size:
-                if not final:
-                    return Prepared(step_start, step_start)  # still being written
-                end = size
-                break
-        length = end - start
-        tail = f.read(max(start, end - 64), min(64, length)) if length else b""
-        length -= len(tail) - len(tail.rstrip(b"\r\n"))
-        length = f.true_length(start, length)
-        if length > limits.MAX_LINE_BYTES:
-            return Prepared(step_start, end, too_long=length)
-        return self._classified(step_start, f.read(start, end - start), start, end == size and final, end - start)
-
-    def _classified(self, step_start: int, buf: bytes, base: int, final: bool, size: int) -> "Prepared":
-        from tracetui.trace.index import classify as cl
-
-        validation = cl.Validation(buf, limits.MAX_DEPTH, size) if self.strict else None
-        chunk = cl.classify(buf, limits.MAX_LINE_BYTES, final, validation, size)
-        return Prepared(step_start, base + size, buf, base, size, chunk, validation)
+    def prepare(self, start: int, size: int, chunk_bytes: int, final: bool) -> Prepared:
+        """Read and classify the step from ``start`` (see :func:`.steps.prepare`)."""
+        return prepare(self.lines, self.strict, start, size, chunk_bytes, final)
 
     # -- a chunk of whole lines -----------------------------------------------------------------
-    def apply(self, prepared: "Prepared") -> int:
+    def apply(self, prepared: Prepared) -> int:
         """Link the lines of a prepared step to their runs; returns the bytes consumed (0: wait for more)."""
         f = self.lines
         if prepared.end == prepared.start:
