@@ -1,14 +1,21 @@
-"""Benchmark: how fast ``IndexedSource`` opens a huge trace, and how much memory it needs.
+"""Benchmark: huge traces end to end, each figure beside a reference measured in the same run, on the same file.
 
 Generates (once, cached under ``benchmarks/out/``) a trace of about ``--size-mb`` megabytes made
 of real runs of every scenario, replicated under new run ids, some interleaved pairwise and a few
-without a summary line. Then, each in a fresh subprocess so the generator's memory does not count:
-time to the first partial run list, time to a full index (MB/s), peak RSS, time to load one run,
-and, when the UI exists, time to the first frame of ``tracetui.ui.app.TraceApp`` with the run list.
+without a summary line. Then, each in a fresh subprocess (so one's memory does not count for
+another), it measures and prints as a table:
+
+- references: reading the file and counting newlines; orjson of every line; a plain orjson
+  line-by-line filter (the failed runs' summaries), with its peak RSS;
+- ``tracetui check`` (time, peak RSS) beside the plain filter;
+- ``tracetui replay --run`` of a run near the start beside the same run alone in a small file;
+- the full index, headless, beside the newline count; the same index inside the explorer
+  beside headless; the first frame; peak RSS.
 
 Prints figures only; it asserts nothing about time.
 
-    python benchmarks/bench_open.py --size-mb 200
+    python benchmarks/bench_open.py --size-mb 1024
+    python benchmarks/bench_open.py --size-mb 1600 --only check
     python benchmarks/bench_open.py --distinct-reasons   # no two failures alike: the memory worst case
 """
 from __future__ import annotations
@@ -163,6 +170,18 @@ def child_first_frame(path: str) -> None:
         print(json.dumps({"error": f"UI not available ({exc})"}))
         return
 
+    from tracetui.trace.index import IndexedSource
+
+    started: list[float] = []
+    ended: list[float] = []
+    scan = IndexedSource.scan
+
+    def timed_scan(self, *args, **kwargs):  # the explorer's index, timed from its start to its end
+        started.append(time.perf_counter())
+        yield from scan(self, *args, **kwargs)
+        ended.append(time.perf_counter())
+    IndexedSource.scan = timed_scan
+
     async def main() -> dict:
         t0 = time.perf_counter()
         app = _make_app(TraceApp, path)
@@ -181,7 +200,9 @@ def child_first_frame(path: str) -> None:
                     done = time.perf_counter() - t0
                     break
                 await pilot.pause(0.05)
-            return {"first_frame_s": first, "peak_rss_mb": first_rss, "done_s": done, "done_rss_mb": peak_rss_mb()}
+            scan_s = ended[0] - started[0] if ended and started else None
+            return {"first_frame_s": first, "peak_rss_mb": first_rss, "done_s": done, "scan_s": scan_s,
+                    "done_rss_mb": peak_rss_mb()}
 
     print(json.dumps(asyncio.run(main())))
 
@@ -202,6 +223,12 @@ def _make_app(TraceApp, path: str):
 
 def _run_list_visible(app) -> bool:
     """The run list shows at least one row (tracetui's RunList, or a DataTable/OptionList/ListView)."""
+    try:
+        from tracetui.ui.widgets.run_list import RunList
+
+        return bool(app.screen.query_one(RunList).view)  # cheap: polled while the index runs
+    except Exception:  # noqa: BLE001 - another UI: look at every widget
+        pass
     for widget in app.screen.walk_children():
         if not widget.display:
             continue
@@ -217,55 +244,156 @@ def _run_list_visible(app) -> bool:
     return False
 
 
-def run_child(kind: str, path: Path) -> dict:
-    out = subprocess.run([sys.executable, __file__, f"--child-{kind}", str(path)], capture_output=True, text=True)
+def child_reference(kind: str, path: str) -> None:
+    """In a fresh process: a reference reading of the file."""
+    import orjson
+
+    t0 = time.perf_counter()
+    if kind == "newlines":  # read + count newlines
+        count = 0
+        with open(path, "rb", buffering=0) as f:
+            while block := f.read(16 * MiB):
+                count += block.count(b"\n")
+    elif kind == "orjson":  # orjson of every line, nothing kept
+        loads = orjson.loads
+        with open(path, "rb") as f:
+            for line in f:
+                loads(line)
+    elif kind == "filter":  # the plain line-by-line filter someone would write: failed runs' summaries
+        failed = 0
+        with open(path, "rb") as f:
+            for line in f:
+                record = orjson.loads(line)
+                if record.get("rec") == "summary" and record.get("status") != "answer_ready":
+                    failed += 1
+    print(json.dumps({"s": time.perf_counter() - t0, "peak_rss_mb": peak_rss_mb()}))
+
+
+def child_cli(path: str, *argv: str) -> None:
+    """In a fresh process: one tracetui command, its output thrown away; time and peak RSS."""
+    import contextlib
+
+    t0 = time.perf_counter()
+    from tracetui.cli import main as cli
+
+    with open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
+        try:
+            cli.main(args=list(argv), prog_name="tracetui", standalone_mode=False)
+        except SystemExit as exc:
+            code = exc.code
+        else:
+            code = 0
+    print(json.dumps({"s": time.perf_counter() - t0, "peak_rss_mb": peak_rss_mb(), "code": code}))
+
+
+def run_child(kind: str, path: Path, *extra: str) -> dict:
+    arg = json.dumps([str(path), *extra]) if kind == "cli" else str(path)
+    out = subprocess.run([sys.executable, __file__, f"--child-{kind}", arg], capture_output=True, text=True)
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def near_start_run(path: Path) -> tuple[str, bytes]:
+    """The second run of the file (the first has no summary) and its lines."""
+    import orjson
+
+    lines, run_id = [], None
+    with open(path, "rb") as f:
+        for line in f:
+            record = orjson.loads(line)
+            if run_id is None and record["rec"] == "run" and lines == [] and record["run_id"].startswith("r0000001"):
+                run_id = record["run_id"]
+            if record["run_id"] == run_id:
+                lines.append(line)
+                if record["rec"] == "summary":
+                    return run_id, b"".join(lines)
+    raise SystemExit("no run near the start")
+
+
+def row(label: str, figure: str, reference: str, ratio: float | None, note: str = "") -> None:
+    shown = f"{ratio:.2f}×" if ratio is not None else ""
+    print(f"{label:<34} {figure:>22}   {reference:<44} {shown:>7}  {note}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size-mb", type=int, default=1024, help="trace size in MiB (default 1024)")
     ap.add_argument("--repeat", type=int, default=1, help="index runs to time (best is reported)")
+    ap.add_argument("--only", choices=["check", "replay", "index", "ui"], action="append",
+                    help="measure only these (repeatable; default: everything)")
     ap.add_argument("--distinct-reasons", action="store_true",
                     help="make every failed run's reason unique (the memory worst case)")
     ap.add_argument("--child-index", help=argparse.SUPPRESS)
     ap.add_argument("--child-frame", help=argparse.SUPPRESS)
+    ap.add_argument("--child-newlines", help=argparse.SUPPRESS)
+    ap.add_argument("--child-orjson", help=argparse.SUPPRESS)
+    ap.add_argument("--child-filter", help=argparse.SUPPRESS)
+    ap.add_argument("--child-cli", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child_index:
         return child_index(args.child_index)
     if args.child_frame:
         return child_first_frame(args.child_frame)
+    for kind in ("newlines", "orjson", "filter"):
+        if getattr(args, f"child_{kind}"):
+            return child_reference(kind, getattr(args, f"child_{kind}"))
+    if args.child_cli:
+        return child_cli(*json.loads(args.child_cli))
+    only = set(args.only or ["check", "replay", "index", "ui"])
 
     path, meta = trace_file(args.size_mb, args.distinct_reasons)
     mb = meta["bytes"] / MiB
+    gb = meta["bytes"] / 1e9
     print(f"trace: {path.name}: {mb:.0f} MiB, {meta['runs']:,} runs "
-          f"({meta['interleaved']:,} interleaved, {meta['no_summary']:,} without summary)")
-    results = [run_child("index", path) for _ in range(max(1, args.repeat))]
-    errors = [r for r in results if "error" in r]
-    if errors:
-        print(f"index: FAILED: {errors[0]['error']}")
-        return
-    best = min(results, key=lambda r: r["index_s"])
-    print(f"full index:     {best['index_s']:.2f}s = {mb / best['index_s']:.0f} MiB/s "
-          f"({best['runs']:,} runs, {best['incomplete']:,} incomplete, {best['problems']} problems, "
-          f"{best['steps']} progress steps)")
-    print(f"first partial:  {best['first_partial_s'] * 1000:.1f} ms (runs() non-empty after the first chunk)")
-    print(f"peak RSS:       {max(r['peak_rss_mb'] for r in results):.0f} MiB "
-          f"(interpreter + imports alone: {best['import_rss_mb']:.0f} MiB)")
-    print(f"load one run:   {best['load_s'] * 1000:.2f} ms ({best['load_events']} events)")
-    frame = run_child("frame", path)
-    if "error" in frame:
-        print(f"first frame: {frame['error'] if 'UI not available' in frame['error'] else 'failed: ' + frame['error']}")
-    elif frame.get("first_frame_s") is None:
-        print("first frame: run list never showed rows within 120 s")
-    else:
-        print(f"first frame:    {frame['first_frame_s']:.2f}s with the run list visible "
-              f"(peak RSS {frame['peak_rss_mb']:.0f} MiB)")
-        if frame.get("done_s") is not None:
-            print(f"in the UI:      index finished at {frame['done_s']:.2f}s, "
-                  f"peak RSS {frame['done_rss_mb']:.0f} MiB")
+          f"({meta['interleaved']:,} interleaved, {meta['no_summary']:,} without summary); "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    print(f"{'figure':<34} {'tracetui':>22}   {'reference, same run, same file':<44} {'ratio':>7}")
+    run_child("newlines", path)  # the file in the page cache, as for every figure below
+    newlines = min((run_child("newlines", path) for _ in range(2)), key=lambda r: r["s"])
+    row("read + count newlines", f"{gb / newlines['s']:.2f} GB/s", "", None)
+    if "check" in only:
+        orj = run_child("orjson", path)
+        filt = run_child("filter", path)
+        check = run_child("cli", path, "check", str(path))
+        row("orjson of every line", f"{orj['s']:.2f} s", "", None)
+        row("check: time", f"{check['s']:.2f} s", f"plain orjson filter {filt['s']:.2f} s",
+            check["s"] / filt["s"], "(≤ 1.00 is the target)")
+        row("check: peak RSS", f"{check['peak_rss_mb']:.0f} MiB",
+            f"plain orjson filter {filt['peak_rss_mb']:.0f} MiB", None, "(≤ 300 MiB is the target)")
+    if "replay" in only:
+        run_id, lines = near_start_run(path)
+        small = OUT / "near-start-run.jsonl"
+        small.write_bytes(lines)
+        near = run_child("cli", path, "replay", str(path), "--run", run_id)
+        alone = run_child("cli", small, "replay", str(small), "--run", run_id)
+        row(f"replay --run {run_id}", f"{near['s']:.2f} s", f"same run alone in a small file {alone['s']:.2f} s",
+            near["s"] / alone["s"], "(≤ 0.5 s is the target)")
+    if "index" in only or "ui" in only:
+        results = [run_child("index", path) for _ in range(max(1, args.repeat))]
+        errors = [r for r in results if "error" in r]
+        if errors:
+            print(f"index: FAILED: {errors[0]['error']}")
+            return
+        best = min(results, key=lambda r: r["index_s"])
+        headless = gb / best["index_s"]
+        row("full index, headless", f"{headless:.2f} GB/s", f"read + count newlines {gb / newlines['s']:.2f} GB/s",
+            newlines["s"] / best["index_s"], f"({best['runs']:,} runs, {best['problems']} problems)")
+        row("index: peak RSS", f"{max(r['peak_rss_mb'] for r in results):.0f} MiB",
+            f"interpreter + imports {best['import_rss_mb']:.0f} MiB", None, "(≤ 200 MiB is the target)")
+        row("index: first partial run list", f"{best['first_partial_s'] * 1000:.0f} ms", "", None)
+        row("load one run", f"{best['load_s'] * 1000:.2f} ms", f"({best['load_events']} events)", None)
+    if "ui" in only:
+        frame = run_child("frame", path)
+        if "error" in frame or frame.get("first_frame_s") is None:
+            print(f"explorer: {frame.get('error', 'the run list never showed rows within 120 s')}")
+        else:
+            row("explorer: first frame", f"{frame['first_frame_s']:.2f} s", "", None, "(≤ 0.5 s is the target)")
+            if frame.get("scan_s") is not None:
+                inside = gb / frame["scan_s"]
+                row("full index inside the explorer", f"{inside:.2f} GB/s", f"headless {headless:.2f} GB/s",
+                    frame["scan_s"] / best["index_s"], "(≤ 1.10 is the target)")
+                row("explorer: peak RSS", f"{frame['done_rss_mb']:.0f} MiB", "", None)
 
 
 if __name__ == "__main__":

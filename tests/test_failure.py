@@ -8,7 +8,8 @@ import pickle
 import orjson
 import pytest
 
-from tracetui.trace import index as index_mod
+from tracetui.trace.index import entries as entries_mod
+from tracetui.trace.index import files as files_mod
 from tracetui.trace.failure import DeferredFailure, Failure
 from tracetui.trace.index import IndexedSource
 from tracetui.trace.reader import read_trace
@@ -56,18 +57,18 @@ def _distinct_failures(tmp_path, n: int) -> str:
 
 def _count_reads(monkeypatch) -> list[str]:
     reads: list[str] = []
-    read_back = index_mod._FileIndex.failure_reason
+    read_back = files_mod.FileIndex.failure_reason
 
     def counted(self, run_name):
         reads.append(run_name)
         return read_back(self, run_name)
-    monkeypatch.setattr(index_mod._FileIndex, "failure_reason", counted)
+    monkeypatch.setattr(files_mod.FileIndex, "failure_reason", counted)
     return reads
 
 
 def test_an_index_of_distinct_failures_keeps_each_reason_and_a_bounded_memo(tmp_path, monkeypatch):
     """Beyond the shared ones, a failure's reason stays in the file until the run is shown."""
-    monkeypatch.setattr(index_mod, "MAX_SHARED_FAILURES", 8)
+    monkeypatch.setattr(entries_mod, "MAX_SHARED_FAILURES", 8)
     reads = _count_reads(monkeypatch)
     path = _distinct_failures(tmp_path, 40)
     source = IndexedSource([path]).scan_all()
@@ -80,11 +81,11 @@ def test_an_index_of_distinct_failures_keeps_each_reason_and_a_bounded_memo(tmp_
     assert list(source.runs()) == expected
     assert [e.first_failure["reason"] for e in source.runs()] == [
         f"permission denied: o-{i} belongs to tenant shop-b" for i in range(40)]
-    assert len(source._failures) == 8
+    assert len(source._rows.failures) == 8
 
 
 def test_a_copy_is_a_plain_failure_and_leaves_the_source_open(tmp_path, monkeypatch):
-    monkeypatch.setattr(index_mod, "MAX_SHARED_FAILURES", 0)
+    monkeypatch.setattr(entries_mod, "MAX_SHARED_FAILURES", 0)
     source = IndexedSource([_distinct_failures(tmp_path, 3)]).scan_all()
     deferred = source.runs()[1].first_failure
     copied, pickled = copy.deepcopy(deferred), pickle.loads(pickle.dumps(deferred))
@@ -107,7 +108,7 @@ def test_a_verdict_derived_from_events_keeps_their_values_as_they_are(tmp_path):
 
 
 def test_a_reason_that_cannot_be_read_back_says_so(tmp_path, monkeypatch):
-    monkeypatch.setattr(index_mod, "MAX_SHARED_FAILURES", 0)
+    monkeypatch.setattr(entries_mod, "MAX_SHARED_FAILURES", 0)
     source = IndexedSource([_distinct_failures(tmp_path, 2)]).scan_all()
     first = source.runs()[0].first_failure
     source.close()
@@ -115,7 +116,7 @@ def test_a_reason_that_cannot_be_read_back_says_so(tmp_path, monkeypatch):
 
 
 def test_a_file_rewritten_under_the_index_never_lends_another_runs_reason(tmp_path, monkeypatch):
-    monkeypatch.setattr(index_mod, "MAX_SHARED_FAILURES", 0)
+    monkeypatch.setattr(entries_mod, "MAX_SHARED_FAILURES", 0)
     path = _distinct_failures(tmp_path, 2)
     source = IndexedSource([path]).scan_all()
     lines = open(path, "rb").read().splitlines(keepends=True)

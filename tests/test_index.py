@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tracetui.trace import index as index_mod
+from tracetui.trace import limits
 from tracetui.trace import reader as reader_mod
 from tracetui.trace.index import IndexedSource, ScanProgress
 from tracetui.trace.reader import Problem, TraceReadError, read_trace
@@ -249,7 +250,7 @@ def test_non_utf8_bytes(tmp_path):
 
 
 def test_oversized_line_is_reported_without_breaking_its_neighbours(tmp_path):
-    limit = reader_mod.MAX_LINE_BYTES
+    limit = limits.MAX_LINE_BYTES
     huge = b'{"rec":"event","run_id":"single","seq":99,"pad":"' + b"x" * (limit + 10) + b'"}\n'
     lines = list(all_lines().splitlines(keepends=True))
     lines.insert(5, huge)
@@ -259,8 +260,7 @@ def test_oversized_line_is_reported_without_breaking_its_neighbours(tmp_path):
 
 
 def test_line_limit_applies_to_every_kind_of_line(tmp_path, monkeypatch):
-    monkeypatch.setattr(reader_mod, "MAX_LINE_BYTES", 1200)
-    monkeypatch.setattr(index_mod, "MAX_LINE_BYTES", 1200)
+    monkeypatch.setattr(limits, "MAX_LINE_BYTES", 1200)
     src = assert_same(write(tmp_path, all_lines()), 4096)
     assert src.problems()  # run lines are ~1.8 kB
     assert any(not e.complete or e.scenario is None for e in src.runs())

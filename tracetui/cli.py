@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,21 @@ def _emit(runs, output: str | None) -> int:
         raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
+def exit_on_signals() -> None:
+    """SIGTERM and SIGHUP end tracetui as an error does: ``finally`` blocks run (a named temporary
+    file is removed, see tracetui.trace.writer). The explorer closes itself instead (ui.app)."""
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            try:
+                signal.signal(number, stop)
+            except ValueError:  # not the main thread (embedded): leave signals alone
+                return
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tracetui")
 def main() -> None:
@@ -43,6 +59,7 @@ def main() -> None:
     tracetui check runs.jsonl                  verdict per run, headless
     tracetui open runs.jsonl                   explore them (no file: a built-in demo)
     """
+    exit_on_signals()
 
 
 @main.command()
@@ -266,12 +283,101 @@ def _verdict_line(v: dict[str, Any]) -> str:
 @click.option("--explain", "with_fixes", is_flag=True,
               help="Add each failing run's top fix, proven by replay, with its replay command.")
 def check(trace_file, as_json, with_fixes) -> None:
-    """Verdict per run, headless.
+    """Verdict per run, headless. FILE may be - for standard input.
 
     Exit 0 when every run is answer-ready and every line was read; 1 when any run
     failed or is incomplete, or some lines could not be read (they are listed);
-    2 when the file cannot be read at all.
+    2 when the file cannot be read at all (or changed while it was read).
     """
+    if with_fixes or _is_otlp(trace_file):
+        if trace_file == "-":
+            raise click.UsageError("--explain re-runs each failing run: give a file, not -")
+        _check_whole(trace_file, as_json, with_fixes)
+    _check_streaming(trace_file, as_json)
+
+
+def _is_otlp(trace_file: str) -> bool:
+    """Whether a named file is OTLP/JSON (read whole); an unreadable one is reported by the streaming check."""
+    if trace_file == "-":
+        return False
+    from tracetui.otel.detect import is_otlp
+
+    try:
+        return is_otlp(trace_file)
+    except (TraceReadError, OSError):
+        return False
+
+
+def _check_streaming(trace_file: str, as_json: bool) -> None:
+    """``check`` in bounded memory: verdicts printed as the scan decides them (tracetui.trace.checking)."""
+    from tracetui.trace.checking import Checker, ProblemLog
+    from tracetui.trace.index.changes import TraceChanged
+    from tracetui.trace.safe_text import printable
+    from tracetui.trace.verdict import OUTCOMES
+
+    counts = dict.fromkeys(OUTCOMES, 0)
+    problems = ProblemLog()
+    state = {"runs": 0, "ready": True}
+
+    pending: list[str] = []
+
+    def out_write(text: str, flush: bool = False) -> None:
+        """Written in blocks: a verdict a line, hundreds of thousands of them."""
+        pending.append(text)
+        if flush or len(pending) >= 1024:
+            click.echo("".join(pending), nl=False)
+            pending.clear()
+
+    def kept(v: dict[str, Any]) -> tuple[str, bool, str]:
+        """What is held of a verdict until it is printed: its outcome and its printed form."""
+        return v["outcome"], v["ready"], _json_item(v) if as_json else printable(_verdict_line(v))
+
+    def on_verdict(v: tuple[str, bool, str]) -> None:
+        """Printed as soon as it is known: memory stays flat however many runs there are."""
+        outcome, ready, text = v
+        counts[outcome] = counts.get(outcome, 0) + 1
+        state["ready"] = state["ready"] and ready
+        if as_json:
+            out_write((_JSON_OPEN(trace_file) if not state["runs"] else ",\n") + text)
+        else:
+            out_write(text + "\n")
+        state["runs"] += 1
+
+    try:
+        try:
+            with _trace_input(trace_file) as item:
+                Checker(item, on_verdict, problems.append, kept).run()
+        finally:
+            out_write("", flush=True)  # the verdicts decided so far, before any error
+    except TraceReadError as exc:
+        _fail(f"error: {printable(str(exc))}", as_json and state["runs"])
+    except TraceChanged as exc:
+        _fail(f"error: {printable(str(exc))}: the verdicts above may be wrong; check it again",
+              as_json and state["runs"])
+    except OSError as exc:
+        _fail(f"error: {printable(trace_file)}: {exc.strerror or exc}", as_json and state["runs"])
+    if as_json:
+        out_write("\n  ],\n  \"problems\": ", flush=True)
+        _write_json_list({"line": p.line, "message": p.message} for p in problems)
+        out_write("\n}\n", flush=True)
+    else:
+        block: list[str] = []
+        for p in problems:
+            block.append(f"line {p.line}: {printable(p.message)}\n")
+            if len(block) >= 1024:
+                click.echo("".join(block), nl=False, err=True)
+                block.clear()
+        click.echo("".join(block), nl=False, err=True)
+        click.echo(f"{state['runs']} run(s): " + ", ".join(f"{counts[outcome]} {outcome}" for outcome in OUTCOMES)
+                   + f"; {len(problems)} problem line(s)", err=True)
+    sys.exit(0 if state["ready"] and not len(problems) else 1)
+
+
+
+
+def _check_whole(trace_file: str, as_json: bool, with_fixes: bool) -> None:
+    """``check`` over a trace read whole: an OTLP/JSON file (imported runs are read whole), or with
+    ``--explain`` (each failing run is re-run, so its records are needed)."""
     from tracetui.otel.detect import read_any  # a tracetui trace or OTLP/JSON, told apart by content
     from tracetui.trace.safe_text import printable, printable_json
 
@@ -321,6 +427,56 @@ def _top_fixes(trace, trace_file: str, as_data: bool) -> dict[str, Any]:
         else:
             out[run_id] = top_fix_line(result, trace_file)
     return out
+
+
+def _fail(message: str, json_open: Any = False) -> None:
+    if json_open:  # keep standard output one JSON document
+        click.echo("\n  ]\n}", nl=True)
+    click.echo(message, err=True)
+    sys.exit(2)
+
+
+def _JSON_OPEN(trace_file: str) -> str:
+    from tracetui.trace.safe_text import printable_json
+
+    return '{\n  "file": ' + printable_json(trace_file, indent=False) + ',\n  "runs": [\n'
+
+
+def _json_item(value: Any, indent: str = "    ") -> str:
+    """``value`` as ``printable_json`` prints it (redacted, controls escaped), inside a list two levels deep."""
+    from tracetui.trace.safe_text import printable_json
+
+    text = printable_json(value)
+    return indent + text.replace("\n", "\n" + indent)
+
+
+def _write_json_list(values: Any) -> None:
+    """An indented JSON list at the second level, written item by item (never whole in memory)."""
+    first = True
+    for value in values:
+        click.echo(("[\n" if first else ",\n") + _json_item(value), nl=False)
+        first = False
+    click.echo("[]" if first else "\n  ]", nl=False)
+
+
+class _trace_input:
+    """The file named on the command line, or standard input for ``-`` (spooled: see tracetui.trace.spool)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.spool = None
+
+    def __enter__(self) -> Any:
+        if self.name != "-":
+            return self.name
+        from tracetui.trace.spool import Spool
+
+        self.spool = Spool(getattr(sys.stdin, "buffer", sys.stdin))
+        return self.spool
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.spool is not None:
+            self.spool.close()
 
 
 @main.command(name="explain")
@@ -397,17 +553,26 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
     from tracetui.replay.pointer import EditError
     from tracetui.otel.detect import read_any
     from tracetui.replay.replay import replay as rerun
+    from tracetui.trace.checking import find_run
+    from tracetui.trace.index.changes import TraceChanged
     from tracetui.trace.safe_text import printable, printable_json
     from tracetui.trace.writer import encode_record
 
     try:
-        trace = read_any(trace_file)
-    except TraceReadError as exc:
+        if _is_otlp(trace_file):
+            trace = read_any(trace_file)
+            run, names, count = trace.runs.get(run_id), list(trace.runs)[:12], len(trace.runs)
+        else:
+            with _trace_input(trace_file) as item:
+                run, names, count = find_run(item, run_id)  # reads only as far as the run's end
+    except (TraceReadError, TraceChanged) as exc:
         click.echo(printable(f"error: {exc}"), err=True)
         sys.exit(2)
-    run = trace.runs.get(run_id)
+    except OSError as exc:
+        click.echo(printable(f"error: {trace_file}: {exc.strerror or exc}"), err=True)
+        sys.exit(2)
     if run is None:
-        known = ", ".join(list(trace.runs)[:12]) + (" …" if len(trace.runs) > 12 else "")
+        known = ", ".join(names) + (" …" if count > 12 else "")
         click.echo(printable(f"error: no run {run_id!r} in {trace_file}; runs: {known}"), err=True)
         sys.exit(2)
     if output and same_file(output, trace_file):
@@ -534,11 +699,13 @@ def regenerate_samples(directory: str | os.PathLike[str], responses_dir: Path | 
 
 @main.command(name="open")
 @click.argument("trace_files", nargs=-1, type=click.Path())
-def open_(trace_files) -> None:
-    """Explore traces in the terminal. With no FILE, open a built-in demo of every scenario."""
+@click.option("-f", "--follow", is_flag=True,
+              help="Follow the files as they grow, as tail -f does: runs show as a writer appends them (F toggles).")
+def open_(trace_files, follow) -> None:
+    """Explore traces in the terminal. With no FILE, open a built-in demo of every scenario; - reads standard input."""
     from tracetui.ui.app import run_app
 
-    run_app(list(trace_files))
+    run_app(list(trace_files), follow=follow)
 
 
 @main.command()

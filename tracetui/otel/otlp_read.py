@@ -15,7 +15,8 @@ from typing import Any, Iterable
 import orjson
 
 from tracetui.otel.spans import KIND_NAMES, STATUS_NAMES, Span, SpanEvent, attributes_of
-from tracetui.trace.reader import MAX_LINE_BYTES, Problem, iter_lines, open_checked
+from tracetui.trace.limits import MAX_LINE_BYTES
+from tracetui.trace.reader import Problem, iter_lines, open_checked
 
 #: a single-document file is parsed whole; past this size it must be JSON lines
 MAX_DOCUMENT_BYTES = 512 * 1024 * 1024

@@ -1,37 +1,63 @@
-"""Writing an edited run next to its original, never over it."""
+"""Writing a run next to its original, never over it (nor over anything else).
+
+The new name is created exclusively, without following links (see
+:class:`~tracetui.trace.writer.AtomicWriter`): a name taken meanwhile, or a symlink
+planted at it, moves on to the next number instead of writing through it.
+"""
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
-from tracetui.trace.writer import write_trace
+from tracetui.trace.writer import NothingToWrite, write_trace
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+#: numbered names tried before giving up
+MAX_TRIES = 1000
 
 
-def edited_path(original: str | None, run_id: str, directory: str | None = None, edited: bool = True) -> Path:
-    """A new file name for a run: beside the original, numbered so nothing is overwritten.
+def candidate_paths(original: str | None, run_id: str, directory: str | None = None,
+                    edited: bool = True) -> Iterator[Path]:
+    """New file names for a run: beside the original, ``STEM.RUN.edited.jsonl``, then ``…edited-2``…
 
-    An edited re-run is ``<file>.<run>.edited.jsonl``; a run written as it was recorded
-    is ``<file>.<run>.jsonl`` (it is not edited, and its name must not say so).
+    A run written as it was recorded is ``STEM.RUN.jsonl`` (it is not edited, and its
+    name must not say so).
     """
     stem = Path(original).stem if original else "tracetui-demo"
     folder = Path(directory) if directory else (Path(original).parent if original else Path.cwd())
     safe_id = _UNSAFE.sub("_", run_id).strip("._")[:60] or "run"
     tag = ".edited" if edited else ""
-    candidate = folder / f"{stem}.{safe_id}{tag}.jsonl"
-    n = 2
-    while candidate.exists() or (original and candidate.resolve() == Path(original).resolve()):
-        candidate = folder / f"{stem}.{safe_id}{tag}-{n}.jsonl"
-        n += 1
-    return candidate
+    yield folder / f"{stem}.{safe_id}{tag}.jsonl"
+    for n in range(2, MAX_TRIES + 1):
+        yield folder / f"{stem}.{safe_id}{tag}-{n}.jsonl"
+
+
+def edited_path(original: str | None, run_id: str, directory: str | None = None, edited: bool = True) -> Path:
+    """The first name :func:`save_records` would try that is free now (it may be taken by then)."""
+    for candidate in candidate_paths(original, run_id, directory, edited):
+        if not candidate.exists() and not candidate.is_symlink() and not _is_original(candidate, original):
+            return candidate
+    raise FileExistsError(f"no free name for run {run_id!r}")
 
 
 def save_records(records: Iterable[dict[str, Any]], original: str | None, run_id: str,
                  directory: str | None = None, edited: bool = True) -> Path:
-    path = edited_path(original, run_id, directory, edited)
-    if original and path.resolve() == Path(original).resolve():  # pragma: no cover - defensive
-        raise ValueError("refusing to overwrite the original trace")
-    write_trace(path, records)
-    return path
+    """Write ``records`` to a new file; returns its name. NothingToWrite when there is no record."""
+    records = list(records)
+    if not records:
+        raise NothingToWrite(f"run {run_id!r} has no records to write: the trace may have changed on disk "
+                             f"since it was opened (r reloads it)")
+    for candidate in candidate_paths(original, run_id, directory, edited):
+        if _is_original(candidate, original):  # a trace named like a run of itself: never over it
+            continue
+        try:
+            write_trace(candidate, records, exclusive=True)
+        except FileExistsError:
+            continue
+        return candidate
+    raise FileExistsError(f"no free name for run {run_id!r} beside {original or 'the current folder'}")
+
+
+def _is_original(candidate: Path, original: str | None) -> bool:
+    return bool(original) and candidate.resolve() == Path(original).resolve()

@@ -6,7 +6,13 @@ can classify a line from its first bytes without parsing the rest.
 """
 from __future__ import annotations
 
+from typing import Any
+
+#: The format version this tracetui writes and reads. A run line with a newer one still
+#: opens, as far as it reads, and is reported as a problem line (:func:`version_problem`).
 TRACE_VERSION = 1
+#: A UTF-8 byte order mark: accepted (and skipped) at the start of a file.
+BOM = b"\xef\xbb\xbf"
 
 #: The six troubleshooting boundaries, in the order a request crosses them.
 LANES: tuple[str, ...] = ("http", "generation", "arguments", "authorization", "receipt", "answer")
@@ -39,3 +45,15 @@ CODE_RECORDING_ENDED = "cassette_exhausted"
 PREFIX_RUN = b'{"rec":"run","run_id":'
 PREFIX_EVENT = b'{"rec":"event","run_id":'
 PREFIX_SUMMARY = b'{"rec":"summary","run_id":'
+
+
+def version_problem(version: Any) -> str | None:
+    """Why a run line's ``trace_version`` may be misread, or None (absent, or a version this reads)."""
+    if version is None or (type(version) is int and version <= TRACE_VERSION):
+        return None
+    shown = repr(version) if isinstance(version, str) else str(version)[:40]
+    if type(version) is int:
+        return (f"trace_version {shown} is newer than {TRACE_VERSION}, the newest this tracetui reads: the run is "
+                f"shown as far as it can be read; upgrade tracetui to read it fully")
+    return (f"trace_version {shown} is not a version this tracetui reads (it reads {TRACE_VERSION}): the run is "
+            f"shown as far as it can be read")

@@ -16,20 +16,29 @@ whose ``seq`` its run already has is a :class:`Problem`; the first one is kept.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
-from tracetui.trace.format import LANES, OUTCOMES, RECORD_KINDS
+from tracetui.trace import limits
+from tracetui.trace.format import BOM, LANES, OUTCOMES, RECORD_KINDS, REC_RUN, version_problem
 from tracetui.trace.verdict import Verdict, decide
 
-MAX_LINE_BYTES = 16 * 1024 * 1024
+#: bytes read at a time by :func:`iter_lines`
+READ_BLOCK = 1 << 20
 
 
 class TraceReadError(Exception):
-    """The input cannot be read at all (missing, a directory, no runs)."""
+    """The input cannot be read at all (missing, a directory, not a regular file, no runs)."""
+
+
+class LongLine(bytes):
+    """The start of a line longer than the limit, and its true ``length``: the rest was never held."""
+
+    length: int
 
 
 @dataclass(frozen=True)
@@ -135,8 +144,10 @@ def check_record(obj: Any) -> str | None:
 
 
 def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
-    if len(raw) > MAX_LINE_BYTES:
-        return None, f"line is {len(raw)} bytes, over the {MAX_LINE_BYTES}-byte limit"
+    """One line as a record, or why it is not one (every reader's rule for a line)."""
+    problem = limits.too_long(getattr(raw, "length", len(raw)))
+    if problem:
+        return None, problem
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -146,29 +157,119 @@ def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
             return None, f"not valid UTF-8 at byte {uexc.start}"
         return None, f"malformed JSON: {exc}"
     problem = check_record(obj)
+    if problem is None and limits.may_be_too_deep(raw) and limits.too_deep(obj):
+        problem = f"line nests deeper than {limits.MAX_DEPTH} levels of arrays and objects"
     return (None, problem) if problem else (obj, None)
 
 
+def record_warning(obj: dict[str, Any]) -> str | None:
+    """A record that reads, yet not reliably: a run line of a newer trace format (see docs/trace-format.md)."""
+    return version_problem(obj.get("trace_version", None)) if obj["rec"] == REC_RUN else None
+
+
 def iter_lines(path: str | os.PathLike[str]) -> Iterable[tuple[int, bytes]]:
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, 1):
-            raw = raw.rstrip(b"\r\n")
-            if raw.strip():
-                yield number, raw
+    """Numbered non-blank lines without their line ends; a leading BOM is dropped.
+
+    A line longer than the limit is found while reading: it yields a :class:`LongLine`
+    with its first bytes and its true length, never the whole line.
+    """
+    fd = open_trace(path)
+    with os.fdopen(fd, "rb", buffering=0) as fh:
+        yield from _lines_of(fh)
+
+
+def _lines_of(fh: Any) -> Iterator[tuple[int, bytes]]:
+    limit = limits.MAX_LINE_BYTES
+    number, parts, held, length, crs = 1, [], 0, 0, 0
+    first = True
+    while True:
+        block = fh.read(READ_BLOCK)
+        if not block:
+            break
+        if first:
+            first = False
+            if block.startswith(BOM):
+                block = block[len(BOM):]
+        start = 0
+        while True:
+            end = block.find(b"\n", start)
+            piece = block[start:] if end < 0 else block[start:end]
+            if piece:
+                kept = piece.rstrip(b"\r")
+                crs = crs + len(piece) if not kept else len(piece) - len(kept)  # trailing CRs of the line so far
+                length += len(piece)
+                if held <= limit:  # keep at most limit + 1 bytes of one line
+                    piece = piece[:limit + 1 - held]
+                    parts.append(piece)
+                    held += len(piece)
+            if end < 0:
+                break
+            yield from _finished(number, parts, length - crs)
+            number, parts, held, length, crs = number + 1, [], 0, 0, 0
+            start = end + 1
+    if length:
+        yield from _finished(number, parts, length - crs)
+
+
+def _finished(number: int, parts: list[bytes], length: int) -> Iterator[tuple[int, bytes]]:
+    """A whole line read: ``length`` is its true length without its line end."""
+    raw = b"".join(parts)
+    if length > limits.MAX_LINE_BYTES:
+        line = LongLine(raw[:limits.MAX_LINE_BYTES + 1])
+        line.length = length
+        yield number, line
+        return
+    raw = raw.rstrip(b"\r\n")
+    if raw.strip():
+        yield number, raw
+
+
+_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+          stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory"}
+
+
+def open_trace(path: str | os.PathLike[str]) -> int:
+    """A read-only descriptor on a regular file, or :class:`TraceReadError` saying why not.
+
+    Opened without blocking (a FIFO would wait for a writer forever) and checked on the
+    open descriptor, so what is read is what was checked. Standard input is read
+    through ``-`` instead (:mod:`tracetui.trace.spool`).
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise TraceReadError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise TraceReadError(f"{path}: is a directory, not a trace file") from None
+    except PermissionError:
+        raise TraceReadError(f"{path}: permission denied") from None
+    except OSError as exc:
+        raise TraceReadError(f"{path}: cannot open: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise TraceReadError(f"{path}: is a directory, not a trace file")
+        if not stat.S_ISREG(mode):
+            kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+            raise TraceReadError(f"{path}: is {kind}, not a regular file; to read a stream, "
+                                 f"pipe it to standard input and name the file -")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def open_checked(path: str | os.PathLike[str]) -> Path:
-    p = Path(path)
-    if not p.exists():
-        raise TraceReadError(f"{path}: no such file")
-    if p.is_dir():
-        raise TraceReadError(f"{path}: is a directory, not a trace file")
-    if not os.access(p, os.R_OK):
-        raise TraceReadError(f"{path}: permission denied")
-    return p
+    """Check that ``path`` is a readable regular file (:func:`open_trace`), without keeping it open."""
+    os.close(open_trace(path))
+    return Path(path)
 
 
 def read_trace(path: str | os.PathLike[str]) -> TraceFile:
+    """Read a whole (small) trace: every run's records, and the lines that are not records."""
     p = open_checked(path)
     runs: dict[str, RunData] = {}  # by listed name: the run id, or id#2, id#3… for repeats
     newest: dict[str, RunData] = {}  # by run id: the run its next records go to
@@ -187,7 +288,7 @@ def read_trace(path: str | os.PathLike[str]) -> TraceFile:
                 count[run_id] = nth
             name = run_name(run_id, nth, runs.__contains__)
             run = newest[run_id] = runs[name] = RunData(name, first_line=number)
-        problem = run.add(obj)
+        problem = run.add(obj) or record_warning(obj)
         if problem:
             problems.append(Problem(number, problem, str(path)))
     if not runs:

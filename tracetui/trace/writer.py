@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import stat
 import tempfile
 from itertools import groupby
@@ -129,35 +130,126 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
-class AtomicWriter:
-    """Write to a temporary file beside the target, then rename it into place.
+class NothingToWrite(ValueError):
+    """Refused: there is no record to write (an empty file would look like a success)."""
 
-    A symlink is followed (the file it points to is replaced, not the link), and
-    an existing file keeps its permissions; a new one gets the usual umask ones.
+
+class AtomicWriter:
+    """Write to an unnamed temporary file beside the target, then give it the target's name.
+
+    Without ``exclusive`` (``-o``), the file at ``path`` is replaced: a symlink is
+    followed (the file it points to is replaced, not the link) and an existing file
+    keeps its permission bits, never a setuid, setgid or sticky bit; a new one gets
+    the usual umask ones. With ``exclusive`` (``w`` in the explorer), ``path`` is
+    created and must not exist, not even as a dangling symlink, which is never
+    followed: FileExistsError then, and nothing is written anywhere.
+
+    The temporary file has no name until it is complete (``O_TMPFILE``), so nothing
+    is left behind whatever ends the process. Where the file system cannot do that,
+    a named ``.NAME.*.tmp`` is used and removed on every exit path (``tracetui``
+    turns SIGTERM and SIGHUP into a normal exit, so this runs for them too).
     """
 
-    def __init__(self, path: str | os.PathLike[str]):
-        self.path = Path(os.path.realpath(path))
+    def __init__(self, path: str | os.PathLike[str], exclusive: bool = False):
+        self.exclusive = exclusive
+        self.path = Path(path) if exclusive else Path(os.path.realpath(path))
+        self.tmp: str | None = None
 
     def __enter__(self) -> BinaryIO:
-        directory = self.path.parent if str(self.path.parent) else Path(".")
-        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=directory)
+        directory = str(self.path.parent) if str(self.path.parent) else "."
+        try:
+            fd = os.open(directory, os.O_TMPFILE | os.O_RDWR | os.O_CLOEXEC, 0o600)
+        except (AttributeError, OSError):  # no O_TMPFILE here: a named temporary file
+            fd, self.tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=directory)
+        self.fd = fd
         self.file = os.fdopen(fd, "wb", buffering=_BUFFER_BYTES)
         return self.file
 
     def __exit__(self, exc_type, exc, tb) -> None:
         try:
-            self.file.close()
             if exc_type is None:
-                try:
-                    mode = stat.S_IMODE(os.stat(self.path).st_mode)
-                except FileNotFoundError:
-                    mode = _new_file_mode()
-                os.chmod(self.tmp, mode)
-                os.replace(self.tmp, self.path)
+                self.file.flush()
+                os.fchmod(self.fd, self._mode())
+                if self.exclusive:
+                    self._create()
+                else:
+                    self._replace()
         finally:
-            if os.path.exists(self.tmp):
+            self.file.close()
+            if self.tmp is not None and os.path.lexists(self.tmp):
                 os.unlink(self.tmp)
+
+    def _mode(self) -> int:
+        if self.exclusive:
+            return _new_file_mode()
+        try:
+            return stat.S_IMODE(os.stat(self.path).st_mode) & 0o777  # never setuid, setgid or sticky
+        except FileNotFoundError:
+            return _new_file_mode()
+
+    def _link(self, name: str) -> None:
+        """Give the written file the (free) ``name`` in the target's folder; link() never follows ``name``.
+        OSError (FileExistsError when taken) when it cannot."""
+        if self.tmp is not None:
+            os.link(self.tmp, name)
+            return
+        folder = os.open(str(self.path.parent) or ".", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:  # linkat(AT_SYMLINK_FOLLOW) names an O_TMPFILE file through /proc
+            os.link(f"/proc/self/fd/{self.fd}", os.path.basename(name), dst_dir_fd=folder, follow_symlinks=True)
+        finally:
+            os.close(folder)
+
+    def _create(self) -> None:
+        """Give the complete file its new name, which must be free."""
+        try:
+            self._link(str(self.path))
+            return
+        except FileExistsError:
+            raise
+        except OSError:  # no hard links here (or no /proc): create the name exclusively and copy
+            pass
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        out = os.open(self.path, flags, self._mode())
+        try:
+            self._copy_to(out)
+        except BaseException:
+            os.close(out)
+            os.unlink(self.path)
+            raise
+        os.close(out)
+
+    def _replace(self) -> None:
+        if self.tmp is None:
+            for _ in range(100):  # the unnamed file needs a name to be renamed over the target
+                name = str(self.path.parent / f".{self.path.name}.{secrets.token_hex(4)}.tmp")
+                try:
+                    self._link(name)
+                except FileExistsError:
+                    continue
+                except OSError:  # it cannot be named here: copy it to a named one
+                    fd, name = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+                    try:
+                        os.fchmod(fd, self._mode())
+                        self._copy_to(fd)
+                    finally:
+                        os.close(fd)
+                self.tmp = name
+                break
+        try:
+            os.replace(self.tmp, self.path)  # type: ignore[arg-type]
+        finally:
+            if self.tmp is not None and os.path.lexists(self.tmp):
+                os.unlink(self.tmp)
+            self.tmp = None
+
+    def _copy_to(self, out: int) -> None:
+        offset, size = 0, os.fstat(self.fd).st_size
+        while offset < size:
+            data = os.pread(self.fd, min(_BUFFER_BYTES, size - offset), offset)
+            if not data:
+                break
+            os.write(out, data)
+            offset += len(data)
 
 
 def _is_special(path: Path) -> bool:
@@ -176,9 +268,9 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
         return False
 
 
-def write_trace(path: str | os.PathLike[str], records: Iterable[dict[str, Any]]) -> int:
-    """Write a whole trace file atomically; returns how many records."""
-    return _write_file(path, lambda out: write_records(out, records))
+def write_trace(path: str | os.PathLike[str], records: Iterable[dict[str, Any]], exclusive: bool = False) -> int:
+    """Write a whole trace file atomically; returns how many records. ``exclusive``: see AtomicWriter."""
+    return _write_file(path, lambda out: write_records(out, records), exclusive)
 
 
 def write_trace_runs(path: str | os.PathLike[str], runs: Iterable[Iterable[dict[str, Any]]]) -> int:
@@ -186,9 +278,12 @@ def write_trace_runs(path: str | os.PathLike[str], runs: Iterable[Iterable[dict[
     return _write_file(path, lambda out: write_runs(out, runs))
 
 
-def _write_file(path: str | os.PathLike[str], write: Callable[[BinaryIO], int]) -> int:
-    if _is_special(Path(path)):
+def _write_file(path: str | os.PathLike[str], write: Callable[[BinaryIO], int], exclusive: bool = False) -> int:
+    if not exclusive and _is_special(Path(path)):
         with open(path, "wb", buffering=_BUFFER_BYTES) as out:
             return write(out)
-    with AtomicWriter(path) as out:
-        return write(out)
+    with AtomicWriter(path, exclusive) as out:
+        count = write(out)
+        if not count:
+            raise NothingToWrite(f"{path}: nothing to write (no record)")
+        return count

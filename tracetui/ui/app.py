@@ -1,22 +1,19 @@
 """The explorer app: opens a trace source and pushes screens. Logic lives in the screens and widgets."""
 from __future__ import annotations
 
+import os
+import signal
 import sys
-from typing import Sequence
+from typing import Any, BinaryIO, Sequence
 
 from textual.app import App
 from textual.binding import Binding
 
 from tracetui.trace.reader import TraceReadError
 from tracetui.trace.safe_text import printable
-from tracetui.otel.detect import open_any
 from tracetui.trace.source import TraceSource
 from tracetui.ui.commands import TraceCommands
-from tracetui.ui.screens.compare import CompareScreen
-from tracetui.ui.screens.edit import EditScreen
-from tracetui.ui.screens.fixes import FixesScreen
 from tracetui.ui.screens.help import HelpScreen, key_rows, screen_sections
-from tracetui.ui.screens.inputs import InputsScreen
 from tracetui.ui.screens.main import MainScreen
 from tracetui.ui.screens.problems import ProblemsScreen
 
@@ -34,9 +31,6 @@ class TraceApp(App[None]):
                 id="problems"),
         Binding("q", "quit", "quit", id="quit"),
     ]
-    #: The other screens' keys, listed in the help after the keys of the screen it was opened over.
-    OTHER_SCREENS = [("in the fixes panel (E)", FixesScreen), ("in the inputs tree (i)", InputsScreen),
-                     ("in the editor (e)", EditScreen), ("in the compare view", CompareScreen)]
 
     def __init__(self, source: TraceSource) -> None:
         super().__init__()
@@ -50,7 +44,7 @@ class TraceApp(App[None]):
         if isinstance(self.screen, HelpScreen):
             return
         sections, focus_order = screen_sections(self.screen)
-        elsewhere = [(title, key_rows(screen.BINDINGS, self.get_key_display)) for title, screen in self.OTHER_SCREENS
+        elsewhere = [(title, key_rows(screen.BINDINGS, self.get_key_display)) for title, screen in other_screens()
                      if not isinstance(self.screen, screen)]
         self.push_screen(HelpScreen(sections, focus_order, elsewhere))
 
@@ -62,24 +56,73 @@ class TraceApp(App[None]):
         return self.screen_stack[0]  # type: ignore[return-value]
 
 
-def open_paths(paths: Sequence[str]) -> TraceSource:
-    """The source for ``tracetui open``: the built-in demo for no path, else the files: tracetui traces
-    indexed in the background, or OTLP/JSON files imported (told apart by content).
+def other_screens() -> list[tuple[str, type]]:
+    """The other screens' keys, listed in the help after the keys of the screen it was opened over.
 
-    Raises :class:`TraceReadError` for a missing, unreadable or directory path, or
-    when every file is empty.
+    Imported when the help is asked for: they bring the re-run code (replay, the loop,
+    jsonschema), which opening a trace does not need.
+    """
+    from tracetui.ui.screens.compare import CompareScreen
+    from tracetui.ui.screens.edit import EditScreen
+    from tracetui.ui.screens.fixes import FixesScreen
+    from tracetui.ui.screens.inputs import InputsScreen
+
+    return [("in the fixes panel (E)", FixesScreen), ("in the inputs tree (i)", InputsScreen),
+            ("in the editor (e)", EditScreen), ("in the compare view", CompareScreen)]
+
+
+def open_paths(paths: Sequence[str], follow: bool = False, stdin: BinaryIO | int | None = None) -> TraceSource:
+    """The source for ``tracetui open``: the built-in demo for no path, else the files: tracetui traces
+    indexed in the background, or OTLP/JSON files imported whole (told apart by content).
+
+    ``-`` is standard input (or ``stdin`` when given), spooled and followed until it ends
+    (:mod:`tracetui.trace.spool`). Raises :class:`TraceReadError` for a missing,
+    unreadable, directory or non-regular path, or when every file is empty.
     """
     if not paths:
         from tracetui.loop.demo import demo_source
 
         return demo_source()
-    return open_any(list(paths))
+    from tracetui.otel.detect import is_otlp, open_any  # loaded when a file is opened, as the index is
+
+    files = [p for p in paths if p != "-"]
+    if files and any(is_otlp(p) for p in files):  # imported runs are read whole: nothing to follow
+        if "-" in paths:
+            raise TraceReadError("-: standard input cannot be opened beside an OTLP/JSON file")
+        return open_any(files)
+    inputs: list[Any] = []
+    for path in paths:
+        if path == "-":
+            from tracetui.trace.spool import Spool
+
+            inputs.append(Spool(stdin if stdin is not None else sys.stdin.buffer))
+        else:
+            inputs.append(path)
+    from tracetui.trace.index import IndexedSource
+
+    return IndexedSource(inputs, follow=follow)
 
 
-def run_app(paths: list[str]) -> None:
+def _stdin_from_terminal() -> int:
+    """For ``open -``: keep the piped trace on a new descriptor and give the terminal back to fd 0,
+    where the explorer reads keys. Raises TraceReadError without a terminal."""
+    try:
+        tty = os.open("/dev/tty", os.O_RDWR)
+    except OSError:
+        raise TraceReadError("-: the explorer needs a terminal to read keys from; "
+                             "use tracetui check - to read a trace from a pipe") from None
+    piped = os.dup(0)
+    os.dup2(tty, 0)
+    os.close(tty)
+    sys.stdin = open(0, "r", closefd=False)
+    return piped
+
+
+def run_app(paths: list[str], follow: bool = False) -> None:
     """Entry point of ``tracetui open``: a clear message and exit code 2 when nothing can be opened."""
     try:
-        source = open_paths(paths)
+        stdin = _stdin_from_terminal() if "-" in paths and not os.isatty(0) else None
+        source = open_paths(paths, follow=follow, stdin=stdin)
     except TraceReadError as exc:
         print(f"error: {printable(str(exc))}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -87,6 +130,15 @@ def run_app(paths: list[str]) -> None:
         print(f"error: {printable(str(exc.filename or ''))}: {exc.strerror or exc}", file=sys.stderr)
         raise SystemExit(2) from None
     app = TraceApp(source)
+    _exit_on_signals(app)
     app.run()
     if app.return_code:
         raise SystemExit(app.return_code)
+
+
+def _exit_on_signals(app: App[Any]) -> None:
+    """SIGTERM and SIGHUP close the explorer as ``q`` does, so the terminal is restored (never left raw)."""
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            signal.signal(number, lambda signum, frame: app.exit(return_code=128 + signum))

@@ -5,16 +5,15 @@ helpers these reuse: the selected run, its file, and the worker that re-runs an 
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.binding import Binding
 
-from tracetui.explain import Proof
-from tracetui.replay.edit import editable_document
-from tracetui.replay.pointer import EditError
 from tracetui.trace.reader import RunData
 from tracetui.trace.safe_text import printable
-from tracetui.ui.screens.compare import CompareScreen
-from tracetui.ui.screens.fixes import FixesScreen
-from tracetui.ui.screens.inputs import InputsScreen
+
+if TYPE_CHECKING:
+    from tracetui.explain import Proof
 
 EXPLAIN_BINDINGS = [
     Binding("E", "fixes", "fixes", tooltip="fixes for this run, each proven by replay; enter opens one",
@@ -29,6 +28,9 @@ class ExplainActions:
 
     def _rerunnable(self) -> tuple[RunData, str | None] | None:
         """The selected run and its file, when it can be re-run (else say why)."""
+        from tracetui.replay.edit import editable_document  # the re-run code loads on first use
+        from tracetui.replay.pointer import EditError
+
         selected = self._selected()  # type: ignore[attr-defined]
         if selected is None:
             return None
@@ -41,6 +43,9 @@ class ExplainActions:
         return run, self.source_path(entry)  # type: ignore[attr-defined]
 
     def action_fixes(self) -> None:
+        from tracetui.ui.screens.compare import CompareScreen
+        from tracetui.ui.screens.fixes import FixesScreen
+
         chosen = self._rerunnable()
         if chosen is None:
             return
@@ -50,13 +55,15 @@ class ExplainActions:
                         timeout=3)
             return
 
-        def opened(proof: Proof | None) -> None:
+        def opened(proof: "Proof | None") -> None:
             if proof is not None:
                 self.app.push_screen(CompareScreen(proof.outcome, original))  # type: ignore[attr-defined]
 
         self.app.push_screen(FixesScreen(run, original), opened)  # type: ignore[attr-defined]
 
     def action_inputs(self) -> None:
+        from tracetui.ui.screens.inputs import InputsScreen
+
         chosen = self._rerunnable()
         if chosen is None:
             return

@@ -41,10 +41,15 @@ def describe(binding: Binding) -> str:
     return binding.tooltip or binding.description or binding.action.replace("_", " ")
 
 
+#: Textual's own keys that the help says once, elsewhere (tab and shift+tab head the list, with the
+#: real pane order) or that mean nothing here (copying selected text: there is no text selection).
+SAID_ELSEWHERE = frozenset({"tab", "shift+tab", "ctrl+c", "super+c"})
+
+
 def key_rows(bindings: Iterable[Binding], display=lambda b: b.key_display or b.key) -> list[Row]:
     rows, seen = [], set()
     for b in bindings:
-        if (b.key, b.action) in seen:
+        if (b.key, b.action) in seen or b.key in SAID_ELSEWHERE:
             continue
         seen.add((b.key, b.action))
         rows.append((ARROWS.get(b.key) or display(b), describe(b)))  # one arrow per row, whatever the footer shows

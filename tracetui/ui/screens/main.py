@@ -5,25 +5,24 @@ the core's RunEntry rows.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from typing import Any, Sequence
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Label, ProgressBar
 
-from tracetui.trace.reader import TraceReadError
+from tracetui.trace.index.changes import TraceChanged
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry, TraceSource
 from tracetui.ui.model import RunQuery, call_ids_of, lane_counts
 from tracetui.ui.screens.explain_actions import EXPLAIN_BINDINGS, ExplainActions
+from tracetui.ui.screens.live import LIVE_BINDINGS, LiveSource, ScanProgress, no_runs_report  # noqa: F401 - re-exported
 from tracetui.ui.screens.replay_actions import REPLAY_BINDINGS, ReplayActions
 from tracetui.ui.widgets.detail import DetailPane
 from tracetui.ui.widgets.filter_box import FilterBox
@@ -58,22 +57,18 @@ MAIN_BINDINGS = [
     Binding("s", "cycle('sort')", "sort", show=False, id="sort"),
     Binding("x", "clear_filters", "clear filters", show=False, id="clear_filters"),
     Binding("escape", "clear_search", "clear search", show=False, key_display="esc", id="clear_search"),
+    *LIVE_BINDINGS,
+    Binding("v", "whole_value", "whole event", show=False, tooltip="the selected event whole, however large",
+            id="whole_value"),
 ]
 #: Keys the filter box hands to the screen when, as text, they would leave no run to show.
-#: Quitting is not among them: a typo must never close the app.
-FILTER_HANDS_OVER = frozenset(b.key for b in MAIN_BINDINGS if len(b.key) == 1) | {"question_mark"}
+#: Quitting, reloading and following are not among them: a typo must never close the app or drop
+#: what it shows.
+FILTER_HANDS_OVER = frozenset(b.key for b in MAIN_BINDINGS
+                              if len(b.key) == 1 and b.id not in ("reload", "follow")) | {"question_mark"}
 
 
-class ScanProgress(Message):
-    """The background index found more runs (``done`` when it finished)."""
-
-    def __init__(self, fraction: float | None, done: bool = False, error: str | None = None,
-                 fatal: bool = False) -> None:
-        super().__init__()
-        self.fraction, self.done, self.error, self.fatal = fraction, done, error, fatal
-
-
-class MainScreen(ReplayActions, ExplainActions, Screen):
+class MainScreen(LiveSource, ReplayActions, ExplainActions, Screen):
     BINDINGS = MAIN_BINDINGS
     HELP_TITLE = "runs and steps"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-normal"), (180, "-wide")]
@@ -111,48 +106,26 @@ class MainScreen(ReplayActions, ExplainActions, Screen):
         self.query_one("#lanes").border_title = "failures by lane"
         self.query_one("#detail").border_title = "event"
         self.query_one(RunList).focus()
-        if hasattr(self.source, "scan"):
-            self.scanning = True
-            self.scan_source()
-        else:
+        self.start_scan()
+        if not self.scanning:
             self.query_one("#scan").display = False
         self.refresh_runs()
 
     # -- data -----------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="scan")
-    def scan_source(self) -> None:
-        """Index the file off the UI thread, telling the screen at most ~10 times a second."""
-        last = 0.0
-        try:
-            for progress in self.source.scan():  # type: ignore[attr-defined]
-                now = time.monotonic()
-                if now - last > 0.1:
-                    last = now
-                    self.post_message(ScanProgress(_fraction(progress)))
-        except TraceReadError as exc:  # no run in the file: nothing to explore
-            self.post_message(ScanProgress(None, done=True, error=str(exc), fatal=True))
-            return
-        except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
-            self.post_message(ScanProgress(None, done=True, error=f"indexing stopped: {exc}"))
-            return
-        self.post_message(ScanProgress(1.0, done=True))
+    def reset_runs(self) -> None:
+        """Forget the runs shown (a reload): counts start over, nothing of the old file stays on screen."""
+        self.entries, self.counts, self._counted, self.failed = (), {}, 0, 0
+        self.shown = None
+        self.query_one(RunList).set_view((), range(0))
+        self.show_run(None)
 
-    def on_scan_progress(self, message: ScanProgress) -> None:
-        bar = self.query_one("#scan", ProgressBar)
-        if message.fraction is not None:
-            bar.update(total=1.0, progress=message.fraction)
-        if message.done:
-            self.scanning = False
-            bar.display = False
-            if message.fatal:
-                self.app.exit(return_code=2, message=Text(no_runs_report(message.error or "", self.source.problems())))
-                return
-            if message.error:
-                self.notify(printable(message.error), severity="error", markup=False)
-        self.refresh_runs()
+    def refresh_runs(self, scanning: bool = False) -> None:
+        """Re-read the source's runs (they grow while scanning) and re-apply the query.
 
-    def refresh_runs(self) -> None:
-        """Re-read the source's runs (they grow while scanning) and re-apply the query."""
+        ``scanning``: a progress report of the index. The run list, once a screenful, is then
+        left as it is (counts and the header still change): redrawing it re-lays out the whole
+        screen, and the index waits for the interpreter lock meanwhile. The report that ends
+        the scan redraws everything."""
         entries = self.source.runs()
         if entries is not self.entries or len(entries) < self._counted:
             self.counts, self._counted, self.failed = {}, 0, 0
@@ -164,28 +137,31 @@ class MainScreen(ReplayActions, ExplainActions, Screen):
         self.counts = lane_counts(new, self.counts or None)
         self.failed += sum(1 for e in new if e.failed)
         self._counted = end
-        self.apply_query()
+        self.apply_query(scanning)
 
-    def apply_query(self) -> None:
+    def apply_query(self, scanning: bool = False) -> None:
         runs = self.query_one(RunList)
         if not self.entries:
             runs.empty_message = "indexing…" if self.scanning else self._no_runs_message()
         else:
             runs.empty_message = "no run matches — x clears filters"
-        view = self.query_state.apply(self.entries)
-        runs.set_view(self.entries, view)
+        if (scanning and self.query_state.is_identity and runs.entries is self.entries
+                and len(runs.view) >= runs.size.height > 0):
+            view = range(len(self.entries))  # the list already shows a screenful: drawn again at the end
+        else:
+            view = self.query_state.apply(self.entries)
+            runs.set_view(self.entries, view)
         if runs.current is not self.shown:  # the view changed under the cursor: show what it is on
             self.show_run(runs.current)
         problems = getattr(self.source, "problem_count", None)
         problems = len(self.source.problems()) if problems is None else problems
-        progress = "indexing…" if self.scanning else ""
-        self.query_one(HeaderBar).update_counts(len(self.entries), self.failed, problems, progress)
+        self.query_one(HeaderBar).update_counts(len(self.entries), self.failed, problems, self.progress_text())
         self.query_one(LaneSummary).update_counts(self.counts, self.query_state.lane)
         described = self.query_state.describe()
         shown = f"{len(view):,}/{len(self.entries):,}" if described else f"{len(self.entries):,}"
         label = Text(f"{shown} · ", style="dim")
         label.append(described or "t status · l lane · s sort", "bold" if described else "dim")
-        self.query_one("#query", Label).update(label)
+        self.query_one("#query", Label).update(label, layout=False)  # one line, its size fixed by the CSS
 
     def _no_runs_message(self) -> str:
         problems = self.source.problems()
@@ -207,6 +183,10 @@ class MainScreen(ReplayActions, ExplainActions, Screen):
         if entry is not None:
             try:
                 self.events = list(self.source.load(entry).events)
+            except TraceChanged as exc:  # the file changed on disk: say so, offer to reload
+                error = f"could not load this run: {exc}; r reloads the file"
+                if not self.change_notice:
+                    self.call_later(self.file_changed, str(exc))
             except Exception as exc:  # noqa: BLE001 - a broken run must not close the app
                 error = f"could not load this run: {exc}"
             if self.source.runs() is not self.entries:  # loading found bad lines: the verdict changed
@@ -219,6 +199,8 @@ class MainScreen(ReplayActions, ExplainActions, Screen):
                 title.append(f" · {printable(entry.ablation)}")
             title.append(f" · {_count(entry.model_calls, 'model call')} · {_count(entry.tool_calls, 'tool call')}")
             pane.border_title = title
+        if error is None and self.change_notice and entry is not None:
+            error = f"{self.change_notice}: this may be stale; r reloads"
         self.query_one(VerdictBanner).show(entry, error)
         self.query_one(SwimLanes).show_run(entry, self.events)
 
@@ -295,6 +277,16 @@ class MainScreen(ReplayActions, ExplainActions, Screen):
         here = group.index(lanes.cursor) if lanes.cursor in group else 0
         lanes.move_to(group[(here + direction) % len(group)])
 
+    def action_whole_value(self) -> None:
+        """The selected event whole (the detail pane shows a bounded preview of a huge one)."""
+        event = self.query_one(DetailPane).event
+        if event is None:
+            self.notify("no event selected", timeout=2)
+            return
+        from tracetui.ui.screens.value import ValueScreen
+
+        self.app.push_screen(ValueScreen(f"event {event.get('seq')} · {event.get('lane')}", event))
+
     def action_jump_to_step(self, seq: int) -> None:
         self.query_one(SwimLanes).select_seq(seq)
 
@@ -336,21 +328,3 @@ class MainScreen(ReplayActions, ExplainActions, Screen):
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
-def no_runs_report(error: str, problems: Sequence[Any], limit: int = 5) -> str:
-    """What ``tracetui open`` prints when a file holds no run: the reason and the first bad lines."""
-    lines = [f"error: {printable(error)}"]
-    for p in list(problems)[:limit]:
-        lines.append(f"  line {p.line}: {printable(p.message)}")
-    if len(problems) > limit:
-        lines.append(f"  … {len(problems) - limit} more (tracetui check FILE lists them all)")
-    return "\n".join(lines)
-
-
-def _fraction(progress: Any) -> float | None:
-    """Read a progress value from the index's scan(): a float, or an object with ``fraction``."""
-    if isinstance(progress, (int, float)):
-        return float(progress)
-    value = getattr(progress, "fraction", None)
-    return float(value) if isinstance(value, (int, float)) else None

@@ -7,23 +7,25 @@ comes back as a message and opens the compare screen.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.binding import Binding
 from textual.message import Message
 
-from tracetui.replay.edit import editable_document, event_path
-from tracetui.replay.pointer import EditError
-from tracetui.replay.replay import ReplayOutcome, replay
 from tracetui.replay.save import save_records
 from tracetui.trace.reader import RunData
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry
-from tracetui.ui.screens.compare import CompareScreen, replay_or_notify
-from tracetui.ui.screens.edit import EditScreen
+from tracetui.trace.writer import NothingToWrite
 from tracetui.ui.widgets.run_list import RunList
 from tracetui.ui.widgets.swimlanes import SwimLanes
+
+if TYPE_CHECKING:
+    from tracetui.replay.replay import ReplayOutcome
+
+# The re-run (the loop, its providers, jsonschema) and its screens are imported on first use,
+# not when the explorer opens: most sessions only read.
 
 REPLAY_BINDINGS = [
     Binding("e", "edit", "edit", tooltip="edit the field behind the selected step and re-run", id="edit"),
@@ -61,6 +63,10 @@ class ReplayActions:
 
     def action_edit(self) -> None:
         """Edit one field of the selected run (the field behind the selected event) and re-run it."""
+        from tracetui.replay.edit import editable_document, event_path
+        from tracetui.replay.pointer import EditError
+        from tracetui.ui.screens.edit import EditScreen
+
         selected = self._selected()
         if selected is None:
             return
@@ -79,11 +85,16 @@ class ReplayActions:
 
     @work(thread=True, exclusive=True, group="replay")
     def rerun(self, run: RunData, edit: tuple[str, Any], original: str | None) -> None:
+        from tracetui.replay.replay import replay
+        from tracetui.ui.screens.compare import replay_or_notify
+
         outcome = replay_or_notify(self, replay, run, [edit])  # type: ignore[arg-type]
         if outcome is not None:
             self.post_message(Replayed(outcome, original))  # type: ignore[attr-defined]
 
     def on_replayed(self, message: Replayed) -> None:
+        from tracetui.ui.screens.compare import CompareScreen
+
         self.app.push_screen(CompareScreen(message.outcome, message.original_path))  # type: ignore[attr-defined]
 
     def action_write_run(self) -> None:
@@ -95,6 +106,9 @@ class ReplayActions:
         records = [r for r in (run.run, *run.events, run.summary) if r is not None]
         try:  # as recorded, not edited: the file's name must not say "edited"
             path = save_records(records, self.source_path(entry), entry.run_id, edited=False)
+        except NothingToWrite as exc:
+            self.notify(f"nothing written: {printable(str(exc))}", severity="warning", markup=False)  # type: ignore[attr-defined]
+            return
         except OSError as exc:
             self.notify(f"could not write: {printable(exc.strerror or str(exc))}", severity="error", markup=False)  # type: ignore[attr-defined]
             return

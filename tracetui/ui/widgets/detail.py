@@ -14,9 +14,19 @@ from tracetui.trace.redact import redact_value
 from tracetui.trace.safe_text import printable
 from tracetui.ui.model import cell_icon, partners
 
+#: the most of an event's JSON the pane shows (the rest: ``v``, the whole value)
 MAX_JSON_CHARS = 20_000
+#: the most of one text field (a summary) the pane shows
+MAX_TEXT_CHARS = 2_000
 OUTCOME_STYLE = {"ok": "green", "recovered": "#ffaf00", "failed": "bold red"}
 _json = JSONHighlighter()
+
+
+def clipped(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how much more there is and how to see it."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"… ({len(text) - limit:,} more characters: v shows the whole event)"
 
 
 def dumps(value: Any, indent: bool) -> str:
@@ -30,7 +40,7 @@ def dumps(value: Any, indent: bool) -> str:
     except TypeError:
         raw = repr(value)
     if len(raw) > MAX_JSON_CHARS:
-        raw = raw[:MAX_JSON_CHARS] + f"\n… {len(raw) - MAX_JSON_CHARS:,} more characters"
+        raw = raw[:MAX_JSON_CHARS] + f"\n… {len(raw) - MAX_JSON_CHARS:,} more characters: v shows the whole event"
     return printable(raw, keep_newlines=indent)
 
 
@@ -44,7 +54,7 @@ def event_text(event: dict[str, Any], events: Sequence[dict[str, Any]], compact:
         for name, value in fields:
             if value is not None:
                 style = OUTCOME_STYLE.get(outcome, "") if name == "outcome" else ""
-                shown = printable(str(value))
+                shown = printable(clipped(str(value), 200))
                 shown = {"turn": f"turn {shown}", "t_ms": f"{shown} ms"}.get(name, shown)
                 text.append(shown, style)
                 text.append(" · ", "dim")
@@ -54,11 +64,11 @@ def event_text(event: dict[str, Any], events: Sequence[dict[str, Any]], compact:
         for i, (name, value) in enumerate(fields):
             text.append(f"{name:<8}", "dim")
             style = OUTCOME_STYLE.get(outcome, "") if name == "outcome" else "bold" if name == "kind" else ""
-            shown = "—" if value is None else printable(str(value))
+            shown = "—" if value is None else printable(clipped(str(value), 200))
             text.append(f"{shown:<22}" if i % 3 != 2 else shown, style)
             text.append("\n" if i % 3 == 2 else "  ")
         text.append("summary ", "dim")
-    text.append(printable(str(event.get("summary") or "")) + "\n")
+    text.append(printable(clipped(str(event.get("summary") or ""), MAX_TEXT_CHARS)) + "\n")
     for call_id, group in partners(events, event):
         text.append("call    " if not compact else "", "dim")
         text.append(printable(call_id), "bold")
@@ -90,15 +100,18 @@ class DetailPane(VerticalScroll, can_focus=True):
     def compose(self):
         yield Static(id="detail-body")
 
+    event: dict[str, Any] | None = None
+
     def show(self, event: dict[str, Any] | None, events: Sequence[dict[str, Any]], compact: bool = False) -> None:
+        self.event = event
         body = self.query_one("#detail-body", Static)
         if event is None:
             self.border_title = Text("event")
             self.text = Text("no event selected", style="dim")
         else:
-            title = Text(printable(f"event {event.get('seq')} · {event.get('lane')}"))
+            title = Text(printable(clipped(f"event {event.get('seq')} · {event.get('lane')}", 200)))
             if event.get("call_id"):
-                title.append(f" · call_id {printable(str(event['call_id']))}")
+                title.append(f" · call_id {printable(clipped(str(event['call_id']), 200))}")
             self.border_title = title
             self.text = event_text(event, events, compact)
         body.update(self.text)

@@ -29,7 +29,7 @@ class HeaderBar(Widget):
         rest = Text(f" · {self.runs:,} runs · ")
         rest.append(f"{self.failed:,} failed", "bold red" if self.failed else "green")
         if self.progress:
-            rest.append(f" · {self.progress}", "italic")
+            rest.append(f" · {self.progress}", "bold yellow" if self.progress.startswith("⚠") else "italic")
         if self.problems:
             rest.append(f" · {self.problems:,} problem{'s' if self.problems != 1 else ''} — p to view",
                         "bold yellow")

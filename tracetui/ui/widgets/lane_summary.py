@@ -34,8 +34,10 @@ class LaneSummary(Widget, can_focus=True):
         self.pick = 0
 
     def update_counts(self, counts: dict[str, int], active: str | None) -> None:
+        if counts == self.counts and active == self.active:
+            return  # nothing to draw (the index reports progress several times a second)
         self.counts, self.active = dict(counts), active
-        self.refresh(layout=True)
+        self.refresh()  # the same rows whatever the counts: no layout
 
     def action_pick(self, delta: int) -> None:
         self.pick = (self.pick + delta) % len(LANES)

@@ -8,6 +8,13 @@ from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry
 from tracetui.ui.model import headline
 
+#: the banner shows a few lines: a reason of megabytes is cut, never wrapped whole
+MAX_HEADLINE_CHARS = 1_000
+
+
+def clipped(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit:,} more characters)"
+
 
 class VerdictBanner(Static):
     DEFAULT_CSS = "VerdictBanner { height: auto; max-height: 4; padding: 0 1; }"
@@ -22,6 +29,7 @@ class VerdictBanner(Static):
             self.update(text)
             return
         line, reason = headline(entry)
+        line, reason = clipped(line, MAX_HEADLINE_CHARS), clipped(reason, MAX_HEADLINE_CHARS)
         style = "bold red" if entry.failed else ("bold yellow" if entry.recovered or not entry.ready
                                                  else "bold green")
         text = Text()
@@ -29,6 +37,6 @@ class VerdictBanner(Static):
         if reason:
             text.append("\n  " + printable(reason))
         if error:
-            text.append("\n  " + printable(error), "yellow")
+            text.append("\n  " + printable(clipped(error, MAX_HEADLINE_CHARS)), "yellow")
         self.plain = text.plain
         self.update(text)

@@ -1,0 +1,148 @@
+"""``check`` and ``replay`` stream through the index: the same bytes as reading the trace whole.
+
+The reference below is ``check`` as it was when it read the whole file with
+:func:`~tracetui.trace.reader.read_trace` (and held every record). The streaming
+``check`` must print exactly the same, on the sample traces and on damaged ones.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tracetui.cli import main
+from tracetui.trace.reader import TraceReadError, read_trace
+from tracetui.trace.safe_text import printable, printable_json
+from tracetui.trace.verdict import OUTCOMES, verdict_line
+
+from test_index import damaged_traces
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = sorted(p for p in (ROOT / "sample_traces").glob("*.jsonl") if not p.name.startswith("otel-"))  # OTLP: read whole
+
+
+def reference_check(path: str, as_json: bool) -> tuple[str, str, int]:
+    """(stdout, stderr, exit code) of ``check`` reading the trace whole."""
+    try:
+        trace = read_trace(path)
+    except TraceReadError as exc:
+        return "", f"error: {exc}\n", 2
+    verdicts = [run.verdict() for run in trace.runs.values()]
+    code = 0 if all(v["ready"] for v in verdicts) and not trace.problems else 1
+    if as_json:
+        payload = {"file": path, "runs": verdicts,
+                   "problems": [{"line": p.line, "message": p.message} for p in trace.problems]}
+        return printable_json(payload) + "\n", "", code
+    out = "".join(printable(verdict_line(v["run_id"], v)) + "\n" for v in verdicts)
+    err = "".join(f"line {p.line}: {printable(p.message)}\n" for p in trace.problems)
+    err += f"{len(verdicts)} run(s): " + ", ".join(
+        f"{sum(1 for v in verdicts if v['outcome'] == outcome)} {outcome}" for outcome in OUTCOMES) \
+        + f"; {len(trace.problems)} problem line(s)\n"
+    return out, err, code
+
+
+def streamed_check(path: str, as_json: bool) -> tuple[str, str, int]:
+    result = CliRunner().invoke(main, ["check", path] + (["--json"] if as_json else []))
+    return result.stdout, result.stderr, result.exit_code
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.name)
+@pytest.mark.parametrize("as_json", [False, True])
+def test_check_prints_what_it_printed_on_every_sample(sample, as_json):
+    assert streamed_check(str(sample), as_json) == reference_check(str(sample), as_json)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(data=damaged_traces())
+def test_check_prints_what_it_printed_on_damaged_traces(tmp_path, data):
+    path = tmp_path / "damaged.jsonl"
+    path.write_bytes(data)
+    for as_json in (False, True):
+        got, want = streamed_check(str(path), as_json), reference_check(str(path), as_json)
+        if want[2] == 2:
+            assert got[2] == 2 and got[1] == want[1]
+        else:
+            assert got == want
+
+
+def _event(run_id: str, seq: object, extra: str = "") -> bytes:
+    return (b'{"rec":"event","run_id":"%s","seq":%s,"lane":"http","kind":"http.attempt","outcome":"ok"%s}\n'
+            % (run_id.encode(), str(seq).encode(), extra.encode()))
+
+
+HOSTILE = [
+    _event("a", 1, ',"x":1e999'),  # orjson refuses an overflowing float
+    _event("a", 2, ',"x":123456789012345678901234567890'),  # a huge integer, read as a float
+    _event("a", "99999999999999999999999"),  # a seq orjson reads as a float: not an integer seq
+    _event("a", "true"),  # a bool seq: an int to the reader
+    _event("a", 3, ',"x":"\xff"').replace(b"\\xff", b"\xff"),
+    _event("a", 4, ',"x":"\\ud800"'),
+    _event("a", 5, ',"lane":"bogus"'),  # a later key wins
+    _event("a", 6, ',"rec":"summary"'),
+    _event("a", 7, ',"run_id":"b"'),  # its run is the later id
+    _event("a", 7),  # a repeated seq
+    _event("a", 8, ',"deep":' + "[" * 300 + "]" * 300),  # nests deeper than the limit
+    _event("a", 9, ',"deep":' + "[" * 150 + "]" * 150),
+    b'\x0c\n',
+    b' {"rec":"event","run_id":"a","seq":10,"lane":"http","outcome":"ok"}\n',
+    b'{"rec":"summary","run_id":"a","status":"answer_ready","metrics":{"model_calls":1},"first_failure":null}\n',
+]
+
+
+@pytest.mark.parametrize("bom", [False, True])
+def test_check_reads_hostile_lines_as_the_reader_does(tmp_path, bom):
+    run = b'{"rec":"run","run_id":"a","trace_version":1,"producer":"x","inputs":{"source":"scenario"}}\n'
+    path = tmp_path / "hostile.jsonl"
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + run + b"".join(HOSTILE))
+    for as_json in (False, True):
+        got, want = streamed_check(str(path), as_json), reference_check(str(path), as_json)
+        assert got == want
+    assert "line 1" not in got[1]  # a BOM is not a problem
+    assert "nests deeper than 200 levels" in want[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_verdicts_are_handed_on_in_run_order_however_they_are_decided(data):
+    """Decided out of order, some never (no summary), spilled to disk past a limit: still in run order."""
+    from tracetui.trace.checking import _InOrder
+
+    n = data.draw(st.integers(0, 60))
+    undecided = data.draw(st.sets(st.integers(0, max(0, n - 1)), max_size=n)) if n else set()
+    order = data.draw(st.permutations([r for r in range(n) if r not in undecided]))
+    out: list = []
+    in_order = _InOrder(out.append)
+    in_order.MAX_WAITING = data.draw(st.integers(0, 8))
+    for r in order:
+        in_order.decided(r, ("summary", r))
+    in_order.finish(n, lambda r: ("events", r))
+    assert [r for _, r in out] == list(range(n))
+    assert [kind for kind, r in out] == ["events" if r in undecided else "summary" for r in range(n)]
+
+
+def test_check_prepared_by_a_worker_process_prints_the_same(tmp_path, monkeypatch):
+    from tracetui.trace import checking
+    from tracetui.trace.index import parallel
+
+    path = tmp_path / "big.jsonl"
+    lines = b"".join(SAMPLES[i].read_bytes() for i in range(len(SAMPLES)))
+    path.write_bytes(b"\xef\xbb\xbf" + lines * 3 + b"not json\n" + lines[:-40])
+    want = streamed_check(str(path), False)
+    monkeypatch.setattr(checking, "CHUNK_BYTES", 4096)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_CHUNKS", 2)
+    monkeypatch.setattr(parallel, "_spare_cpu", lambda cpus: True)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    used = []
+    steps = parallel._parallel_steps
+
+    def spy(*args):
+        used.append(True)
+        return steps(*args)
+    monkeypatch.setattr(parallel, "_parallel_steps", spy)
+    assert streamed_check(str(path), False) == want
+    assert used  # the worker did prepare the steps

@@ -1,0 +1,310 @@
+"""``check`` and ``replay`` without holding the trace: a strict scan through the index.
+
+Reading a 1.6 GB trace whole held every parsed record (and Python's cyclic GC
+re-scanned them all, again and again). Here a strict scan (:mod:`.index.scanner`,
+every line validated as the reader would) links each line to its run and keeps
+per run only a few numbers; a run's verdict is decided as soon as its summary is
+read (:func:`~tracetui.trace.verdict.decide`; its events are read back only when
+the summary alone cannot give it) and handed on in the order runs first appear,
+which is the order :func:`~tracetui.trace.reader.read_trace` lists them. So the
+verdicts, problems and counts are exactly the whole-file reader's, in memory that
+does not grow with the file (beyond a few bytes per run).
+
+:func:`find_run` stops as soon as the run asked for has ended, so ``replay`` of a run
+near the start of a huge file reads only that far.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Iterator, Sequence
+
+from tracetui.trace.index.changes import TraceChanged
+from tracetui.trace.index.lines import FileLines
+from tracetui.trace.index.parallel import in_parallel
+from tracetui.trace.index.runs import RunTable
+from tracetui.trace.index.scanner import Scanner
+from tracetui.trace.index.source import Input
+from tracetui.trace.reader import Problem, RunData, TraceReadError, open_trace, parse_line
+from tracetui.trace.verdict import decide
+
+#: chunk size of a headless scan (its working memory is a few times this)
+CHUNK_BYTES = 4 * 1024 * 1024
+#: how often a growing input (standard input still arriving) is looked at again, in seconds
+POLL_SECONDS = 0.05
+
+
+class StrictScan:
+    """One file scanned strictly, as the sink of its :class:`~.index.scanner.Scanner`."""
+
+    def __init__(self, item: str | os.PathLike[str] | Input):
+        if isinstance(item, Input):
+            self.label = item.label
+            self.lines = FileLines(0, item.label, 0, fd=os.dup(item.fd), growing=item.growing,
+                                   long_lines=item.long_lines)
+        else:
+            self.label = str(item)
+            fd = open_trace(item)
+            self.lines = FileLines(0, self.label, os.fstat(fd).st_size, fd=fd, by_name=True)
+        self.runs = RunTable()
+        self.scanner = Scanner(self.lines, self.runs, self, strict=True)
+
+    def scan(self, chunk_bytes: int | None = None) -> Iterator[None]:
+        """Scan to the end, yielding after each chunk. Raises TraceChanged when the file is cut
+        short or rewritten meanwhile."""
+        import time
+
+        chunk_bytes = chunk_bytes or CHUNK_BYTES
+        lines = self.lines
+        while True:
+            growing = lines.growing is not None and lines.growing()
+            size = lines.current_size()
+            if size < lines.pos:
+                raise TraceChanged(self._change("truncated"))
+            if lines.growing is not None or lines.snapshot is None:  # a file is read as it was when first scanned
+                lines.size = size
+            steps = None if growing else in_parallel(self.scanner, chunk_bytes)
+            for _ in steps or self.scanner.steps(chunk_bytes, final=not growing):
+                lines.remember()
+                yield
+            if not growing:
+                break
+            time.sleep(POLL_SECONDS)
+        lines.remember()
+        lines.done = True
+        change = lines.change()
+        if change is not None and not change.appended_only:
+            raise TraceChanged(change)
+
+    def load(self, r: int) -> RunData:
+        """Run ``r``'s records (its problems were reported by the scan)."""
+        data = RunData(self.runs.names[r])
+        for number, raw in self.lines.lines(self.runs.head[r]):
+            obj, problem = parse_line(raw)
+            if not problem:
+                if not data.first_line:
+                    data.first_line = number
+                data.add(obj)
+        return data
+
+    def close(self) -> None:
+        self.lines.close()
+
+    def _change(self, kind: str) -> Any:
+        from tracetui.trace.index.changes import Change
+
+        return Change(self.label, kind)
+
+    # -- the scanner's sink (overridden) --------------------------------------------------------
+    def run_ended(self, scan: Scanner, r: int, summary: dict[str, Any]) -> None:
+        pass
+
+    def run_grew(self, scan: Scanner, r: int) -> None:
+        pass
+
+    def problem(self, scan: Scanner, line: int, message: str) -> None:
+        pass
+
+
+class Checker(StrictScan):
+    """Verdicts in the order runs first appear, and problems in line order, as they are found.
+
+    ``on_verdict(verdict_dict, recovered)`` gets each run's ``check --json`` verdict;
+    ``on_problem(problem)`` each problem line.
+    """
+
+    def __init__(self, item: str | os.PathLike[str] | Input, on_verdict: Callable[[Any], None],
+                 on_problem: Callable[[Problem], None], keep: Callable[[dict[str, Any]], Any] | None = None):
+        super().__init__(item)
+        self.on_verdict = on_verdict
+        self.on_problem = on_problem
+        # what is held of a verdict that waits for an earlier run (a run without a summary decides only
+        # at the end of the file): its printed form is far smaller than the dict
+        self.keep = keep or (lambda verdict: verdict)
+        self._order = _InOrder(self.on_verdict)
+        self.problem_count = 0
+
+    def run(self, chunk_bytes: int | None = None) -> None:
+        """Scan to the end and hand on every verdict; TraceReadError when the file holds no run."""
+        for _ in self.scan(chunk_bytes):
+            pass
+        self._order.finish(len(self.runs), lambda r: self.keep(self.load(r).verdict()))
+        if not len(self.runs):
+            detail = "it is empty" if self.lines.size == 0 else "no line is a trace record"
+            raise TraceReadError(f"{self.label}: no runs found ({detail})")
+
+    def run_ended(self, scan: Scanner, r: int, summary: dict[str, Any]) -> None:
+        self._order.decided(r, self.keep(decide(summary, _Events(self, r)).as_dict(self.runs.names[r])))
+
+    def problem(self, scan: Scanner, line: int, message: str) -> None:
+        self.problem_count += 1
+        self.on_problem(Problem(line, message, self.label))
+
+
+class _InOrder:
+    """Hands verdicts on in run order as they are decided, holding those that wait for an earlier run.
+
+    A run without a summary near the start of a file is decided only at its end, so every later
+    verdict waits for it: beyond MAX_WAITING of them, those waiting are written, in run order, to an
+    unnamed temporary file, and the undecided runs before them are noted as gaps, filled at the end.
+    """
+
+    MAX_WAITING = 100_000
+
+    def __init__(self, hand_on: Callable[[Any], None]):
+        self.hand_on = hand_on
+        self.handed = 0  # runs before it were handed on as they were decided
+        self.next = 0  # runs before it are handed on, spilled or gaps
+        self.waiting: dict[int, Any] = {}  # decided, r >= next
+        self.gaps: dict[int, Any] = {}  # undecided when spilled past: their verdict once decided (None until)
+        self.spilled: Any = None  # pickled (run, verdict), in run order
+
+    def decided(self, r: int, kept: Any) -> None:
+        if r in self.gaps:
+            self.gaps[r] = kept
+            return
+        if self.spilled is None and r == self.next:
+            self.hand_on(kept)
+            self.next += 1
+            while self.next in self.waiting:
+                self.hand_on(self.waiting.pop(self.next))
+                self.next += 1
+            self.handed = self.next
+            return
+        self.waiting[r] = kept
+        if len(self.waiting) > self.MAX_WAITING:
+            self._spill()
+
+    def _spill(self) -> None:
+        import pickle
+        import tempfile
+
+        if self.spilled is None:
+            self.spilled = tempfile.TemporaryFile()
+        for r in sorted(self.waiting):
+            for gap in range(self.next, r):
+                self.gaps[gap] = None
+            pickle.dump((r, self.waiting[r]), self.spilled)
+            self.next = r + 1
+        self.waiting.clear()
+
+    def finish(self, runs: int, decide: Callable[[int], Any]) -> None:
+        """Hand on every run not yet handed on, deciding those without a verdict with ``decide``."""
+        import pickle
+
+        spilled = self.spilled
+        upcoming = None
+        if spilled is not None:
+            spilled.flush()
+            spilled.seek(0)
+            upcoming = _next_spilled(spilled, pickle)
+        for r in range(self.handed, runs):
+            if r in self.gaps:
+                kept = self.gaps.pop(r)
+            elif upcoming is not None and upcoming[0] == r:
+                kept = upcoming[1]
+                upcoming = _next_spilled(spilled, pickle)
+            else:
+                kept = self.waiting.pop(r, None)
+            self.hand_on(decide(r) if kept is None else kept)
+        if spilled is not None:
+            spilled.close()
+
+
+def _next_spilled(spilled: Any, pickle: Any) -> Any:
+    try:
+        return pickle.load(spilled)
+    except EOFError:
+        return None
+
+
+class _Events(Sequence[dict[str, Any]]):
+    """A run's events, read back only if the verdict rule asks for them (a summary that cannot say)."""
+
+    def __init__(self, scan: StrictScan, r: int):
+        self.scan, self.r = scan, r
+        self._events: list[dict[str, Any]] | None = None
+
+    def _all(self) -> list[dict[str, Any]]:
+        if self._events is None:
+            self._events = self.scan.load(self.r).events
+        return self._events
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._all()[i]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self._all())
+
+
+class _Finder(StrictScan):
+    def __init__(self, item: str | os.PathLike[str] | Input, name: str):
+        super().__init__(item)
+        self.name = name
+        self.found: int | None = None
+
+    def run_ended(self, scan: Scanner, r: int, summary: dict[str, Any]) -> None:
+        if self.found is None and self.runs.names[r] == self.name:
+            self.found = r
+
+
+def find_run(item: str | os.PathLike[str] | Input, name: str,
+             chunk_bytes: int = 1024 * 1024) -> tuple[RunData | None, list[str], int]:
+    """The run listed as ``name`` (as :func:`~tracetui.trace.reader.read_trace` lists it), read only
+    as far as its summary line; else None, the first run names in the file and how many there are.
+
+    Raises TraceReadError when the file holds no run.
+    """
+    finder = _Finder(item, name)
+    try:
+        for _ in finder.scan(chunk_bytes):
+            if finder.found is not None:
+                return finder.load(finder.found), [], 0
+        runs = finder.runs
+        if not len(runs):
+            detail = "it is empty" if finder.lines.size == 0 else "no line is a trace record"
+            raise TraceReadError(f"{finder.label}: no runs found ({detail})")
+        try:
+            return finder.load(runs.number(name)), [], 0  # a run without a summary
+        except KeyError:
+            return None, runs.names[:12], len(runs)
+    finally:
+        finder.close()
+
+
+class ProblemLog:
+    """Problems in line order, held in memory up to a point, then in an unnamed temporary file."""
+
+    def __init__(self, keep: int = 10_000):
+        self._keep = keep
+        self._held: list[Problem] = []
+        self._file: Any = None
+        self._count = 0
+
+    def append(self, problem: Problem) -> None:
+        self._count += 1
+        if len(self._held) < self._keep:
+            self._held.append(problem)
+            return
+        if self._file is None:
+            import tempfile
+
+            self._file = tempfile.TemporaryFile()
+        import orjson
+
+        self._file.write(orjson.dumps([problem.line, problem.message]) + b"\n")
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[Problem]:
+        yield from self._held
+        if self._file is not None:
+            import orjson
+
+            self._file.seek(0)
+            for raw in self._file:
+                line, message = orjson.loads(raw)
+                yield Problem(line, message)

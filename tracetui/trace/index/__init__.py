@@ -1,0 +1,24 @@
+"""Opening huge traces fast, and keeping up with files that change: the index, split by concept.
+
+- :mod:`.lines`: one file read with ``pread`` (never a memory map, so a file cut short
+  cannot raise SIGBUS) and its line table, kept per run as byte segments;
+- :mod:`.steps` and :mod:`.classify`: a step of whole lines read and classified in bulk
+  with numpy (kind, run id, items); :mod:`.records` validates lines strictly (``check``);
+- :mod:`.runs`: one file's runs: repeated run ids, listed names (``id#2``), counts;
+- :mod:`.scanner`: steps linked to runs, problems found, runs that end reported;
+- :mod:`.source`, :mod:`.files`, :mod:`.entries`: :class:`IndexedSource`, the explorer's
+  source of RunEntry rows (made from summary lines), which also follows growing files;
+- :mod:`.changes`: noticing a file truncated, replaced, rewritten or grown while open;
+- :mod:`.parallel`: a strict scan's steps prepared in a worker process.
+
+numpy is imported by the scan itself, not by this package, so opening the explorer
+does not wait for it.
+"""
+from __future__ import annotations
+
+from tracetui.trace.index.changes import Change, TraceChanged
+from tracetui.trace.index.source import (DEFAULT_CHUNK_BYTES, MAX_PROBLEMS_PER_FILE, IndexedSource, Input,
+                                         ScanProgress)
+
+__all__ = ["Change", "DEFAULT_CHUNK_BYTES", "IndexedSource", "Input", "MAX_PROBLEMS_PER_FILE", "ScanProgress",
+           "TraceChanged"]

@@ -1,0 +1,166 @@
+"""One trace file as the index reads it: a descriptor read with ``pread``, and its line table.
+
+The line table is kept per run as *segments*: byte ranges of consecutive lines that
+belong to one run, chained from a run's first segment to its last. A run written
+in one go is one segment however many lines it has; two writers appending to one
+file make a segment per line where their runs interleave. Loading a run reads its
+segments back and splits them into lines, numbered from each segment's first line.
+
+Nothing is read through a memory map: a file cut short while it is read makes a
+read come back short (:class:`~tracetui.trace.index.changes.TraceChanged`), never
+a SIGBUS that would kill the process and leave the terminal raw.
+"""
+from __future__ import annotations
+
+import os
+from array import array
+from typing import Callable, Iterator
+
+from tracetui.trace.index.changes import TRUNCATED, Change, Snapshot, TraceChanged
+from tracetui.trace.reader import open_trace
+
+#: the most of one run read back in one ``pread`` (a run's lines are split at line ends between reads)
+LOAD_BLOCK = 8 * 1024 * 1024
+
+
+class FileLines:
+    """A file's descriptor, how far it is indexed, and its runs' segments.
+
+    ``fd`` may be given (standard input spooled to an unnamed file): then the file has
+    no name to watch, and ``growing`` tells whether more is still being written to it.
+    """
+
+    def __init__(self, source: int, path: str, size: int, fd: int | None = None,
+                 growing: Callable[[], bool] | None = None,
+                 long_lines: dict[int, int] | None = None, by_name: bool | None = None):
+        self.source = source
+        self.path = path
+        self.size = size  # bytes the scan will read (grows when following)
+        self.fd = fd
+        self.by_name = fd is None if by_name is None else by_name  # a named file: watched by its name too
+        self.growing = growing
+        self.long_lines = long_lines  # line start -> true length, for lines a spool cut short
+        self.pos = 0  # scan position: every whole line before it is indexed
+        self.lineno = 0  # lines fully scanned (line numbers are 1-based)
+        self.done = False  # scanned to its end for good (not following)
+        self.snapshot: Snapshot | None = None
+        # segments: bytes [start, end) holding consecutive lines of one run, from line number ``line``
+        self.seg_start = array("q")
+        self.seg_end = array("q")
+        self.seg_line = array("q")
+        self.seg_next = array("l")
+
+    # -- the descriptor -------------------------------------------------------------------------
+    def open(self) -> None:
+        if self.fd is None:
+            self.fd = open_trace(self.path)
+            self.by_name = True
+
+    def current_size(self) -> int:
+        self.open()
+        return os.fstat(self.fd).st_size
+
+    def read(self, start: int, length: int) -> bytes:
+        """Exactly ``length`` bytes from ``start``; a shorter file raises TraceChanged (truncated)."""
+        if self.fd is None:
+            raise ValueError(f"{self.path}: the source is closed")
+        data = os.pread(self.fd, length, start)
+        while len(data) < length:
+            more = os.pread(self.fd, length - len(data), start + len(data))
+            if not more:
+                raise TraceChanged(Change(self.path, TRUNCATED))
+            data += more
+        return data
+
+    def true_length(self, start: int, length: int) -> int:
+        """The length of the line at ``start`` as it was written (a spool keeps only the start of an
+        over-long line)."""
+        return self.long_lines.get(start, length) if self.long_lines else length
+
+    def remember(self) -> None:
+        """Note what has been indexed, to tell later whether the file still holds it."""
+        if self.fd is not None:
+            self.snapshot = Snapshot.take(self.fd, self.pos, self.size)
+
+    def change(self) -> Change | None:
+        """How the file differs from what was indexed, or None."""
+        if self.snapshot is None or self.fd is None:
+            return None
+        try:
+            return self.snapshot.compare(self.path, self.fd, self.by_name)
+        except OSError:
+            return Change(self.path, TRUNCATED)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            try:
+                os.close(self.fd)
+            finally:
+                self.fd = None
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except OSError:
+            pass
+
+    # -- the line table -------------------------------------------------------------------------
+    def link(self, tail: int, start: int, end: int, line: int) -> int:
+        """Add lines [start, end) (from line number ``line``) after segment ``tail`` (-1: a run's
+        first); returns the run's new last segment, which is ``tail`` grown when they touch."""
+        if tail >= 0 and self.seg_end[tail] == start:
+            self.seg_end[tail] = end
+            return tail
+        k = len(self.seg_start)
+        self.seg_start.append(start)
+        self.seg_end.append(end)
+        self.seg_line.append(line)
+        self.seg_next.append(-1)
+        if tail >= 0:
+            self.seg_next[tail] = k
+        return k
+
+    def lines(self, head: int) -> Iterator[tuple[int, bytes]]:
+        """(line number, line without its line end) for every line of the segments from ``head``."""
+        k = head
+        while k >= 0:
+            yield from self._segment_lines(self.seg_start[k], self.seg_end[k], self.seg_line[k])
+            k = self.seg_next[k]
+
+    def _segment_lines(self, start: int, end: int, number: int) -> Iterator[tuple[int, bytes]]:
+        while start < end:
+            data = self.read(start, min(end - start, LOAD_BLOCK))
+            cut = len(data) if start + len(data) == end else data.rfind(b"\n") + 1
+            if cut == 0:  # one line longer than a block: read it whole
+                cut = self._line_end(start, end) - start
+                data = self.read(start, cut)
+            pieces = data[:cut].split(b"\n")
+            if pieces[-1] == b"":
+                pieces.pop()
+            for piece in pieces:
+                yield number, piece.rstrip(b"\r")
+                number += 1
+            start += cut
+
+    def _line_end(self, start: int, end: int) -> int:
+        pos = start + LOAD_BLOCK
+        while pos < end:
+            data = self.read(pos, min(LOAD_BLOCK, end - pos))
+            nl = data.find(b"\n")
+            if nl >= 0:
+                return pos + nl + 1
+            pos += len(data)
+        return end
+
+    def last_line(self, tail: int) -> bytes:
+        """The last line of segment ``tail`` (a run's summary, when it has one)."""
+        start, end = self.seg_start[tail], self.seg_end[tail]
+        want = 4096
+        while True:
+            begin = max(start, end - want)
+            data = self.read(begin, end - begin)
+            body = data[:-1] if data.endswith(b"\n") else data
+            nl = body.rfind(b"\n")
+            if nl >= 0 or begin == start:
+                return body[nl + 1:].rstrip(b"\r")
+            want *= 4

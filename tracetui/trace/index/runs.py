@@ -1,0 +1,107 @@
+"""The runs of one file: which run a run id's next line belongs to, how each run is listed, its counts.
+
+Repeated run ids follow the reader's rule (:meth:`~tracetui.trace.reader.RunData.accepts`):
+``ids`` maps a run id (its JSON bytes without quotes) to the newest run of that id,
+stored as ``~r`` once that run has read its summary, so a further line of that id
+starts the next run. Runs of a repeated id are listed under
+:func:`~tracetui.trace.reader.run_name` names (``id#2``…), kept in ``named``.
+"""
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+import orjson
+
+from tracetui.trace.reader import run_name
+
+
+class RunTable:
+    """Per run ``r`` (0, 1, … in order of first line): its listed name, first and last segment,
+    event count, position in the source's entry list (-1 until published), scenario, ablation."""
+
+    def __init__(self) -> None:
+        self.ids: dict[bytes, int] = {}
+        self.named: dict[str, int] = {}  # listed name -> r, for runs of an id that repeats (and odd names)
+        self.repeats: dict[bytes, int] = {}  # id bytes -> how many runs have that id, once it repeats
+        self.names: list[str] = []
+        self.head = array("l")
+        self.tail = array("l")
+        self.nevents = array("l")
+        self.pub = array("l")
+        self.scenario: list[str | None] = []
+        self.ablation: list[str | None] = []
+        self.seqs: dict[int, set[Any]] = {}  # strict mode: the seqs of open runs
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def number(self, name: str) -> int:
+        """The run listed as ``name`` (its id, or ``id#2``…). Raises KeyError."""
+        r = self.named.get(name)
+        if r is None:
+            r = self.ids.get(id_key(name))
+            if r is None:
+                raise KeyError(name)
+            if r < 0:
+                r = ~r
+        return r
+
+    def new_run(self, key: bytes, run_id: str | None, previous: int | None) -> int:
+        """A run of id ``key``: its first (``run_id`` decoded), or the next after run ``previous``."""
+        r = len(self.names)
+        if previous is not None or (self.named and run_id in self.named):
+            run_id = self._name(key, run_id, previous, r)
+        self.ids[key] = r
+        self.names.append(run_id)  # type: ignore[arg-type]
+        self.head.append(-1)
+        self.tail.append(-1)
+        self.nevents.append(0)
+        self.pub.append(-1)
+        self.scenario.append(None)
+        self.ablation.append(None)
+        return r
+
+    def _name(self, key: bytes, run_id: str | None, previous: int | None, r: int) -> str:
+        """How new run ``r`` of id ``key`` is listed, when that is not its id (see ``new_run``)."""
+        named = self.named
+
+        def taken(name: str) -> bool:
+            return name in named or id_key(name) in self.ids
+
+        if previous is None:  # its id is taken by an earlier id's id#2…
+            name = run_name(run_id, 1, taken)  # type: ignore[arg-type]
+        else:
+            nth = self.repeats.get(key, 1) + 1
+            self.repeats[key] = nth
+            if nth == 2:
+                named[self.names[previous]] = previous
+            name = run_name(orjson.loads(b'"' + key + b'"'), nth, taken)
+        named[name] = r
+        return name
+
+
+def id_key(run_id: str) -> bytes:
+    """A run id as its JSON bytes without quotes: what the fast path reads between the quotes."""
+    return orjson.dumps(run_id)[1:-1]
+
+
+_INTERNED: dict[str, str] = {}
+_INTERNED_BYTES: dict[bytes, str] = {}
+
+
+def intern_name(value: Any) -> Any:
+    """Scenario and ablation names repeat across runs: keep one string per name."""
+    if not isinstance(value, str):
+        return value
+    return _INTERNED.setdefault(value, value) if len(_INTERNED) < 10_000 else value
+
+
+def intern_bytes(value: bytes) -> str:
+    """A scenario or ablation name read from raw bytes, decoded once per distinct name."""
+    name = _INTERNED_BYTES.get(value)
+    if name is None:
+        name = intern_name(value.decode("utf-8"))
+        if len(_INTERNED_BYTES) < 10_000:
+            _INTERNED_BYTES[value] = name
+    return name

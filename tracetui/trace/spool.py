@@ -1,0 +1,94 @@
+"""Standard input as a trace: spooled to an unnamed temporary file as it arrives.
+
+``cat x.jsonl | tracetui check -`` and ``… | tracetui open -`` read standard input,
+the one input that is deliberately not a regular file. A pipe can be read only
+once and not from the middle, so a thread copies it to an unnamed temporary file
+(no name: nothing to clean up, whatever ends the process) and the index reads and
+follows that file like any other while the copy goes on. The line limit holds
+here too: of a line longer than :data:`~tracetui.trace.limits.MAX_LINE_BYTES`, only
+the first bytes are kept and its true length is noted (``long_lines``), so an
+endless line (``cat /dev/zero | tracetui check -``) costs neither memory nor disk.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+from typing import BinaryIO, Callable
+
+from tracetui.trace import limits
+from tracetui.trace.index.source import Input
+
+#: bytes read from the pipe at a time
+READ_BYTES = 1 << 20
+LABEL = "-"
+
+
+class Spool(Input):
+    """Copies ``source`` (a binary file, or a descriptor) to an unnamed temporary file, in a thread."""
+
+    def __init__(self, source: BinaryIO | int, label: str = LABEL, directory: str | None = None):
+        self.label = label
+        if isinstance(source, int):
+            self._read: Callable[[int], bytes] = lambda n: os.read(source, n)
+        else:
+            self._read = getattr(source, "read1", source.read)  # what has arrived, without waiting for more
+        self._file = tempfile.TemporaryFile(dir=directory)  # unnamed where the platform allows
+        self.fd = self._file.fileno()
+        self.long_lines: dict[int, int] = {}
+        self.error: str | None = None
+        self._complete = threading.Event()
+        self._stop = False
+        self._thread = threading.Thread(target=self._copy, name="tracetui-stdin-spool", daemon=True)
+        self._thread.start()
+
+    def growing(self) -> bool:
+        """True while standard input may still bring more."""
+        return not self._complete.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until standard input has ended (or failed); returns whether it has."""
+        return self._complete.wait(timeout)
+
+    def close(self) -> None:
+        self._stop = True
+        self._file.close()
+
+    def _copy(self) -> None:
+        limit = limits.MAX_LINE_BYTES
+        written = 0
+        line_start, line_length = 0, 0  # the line being copied: where it starts, how long it is so far
+        try:
+            while not self._stop:
+                block = self._read(READ_BYTES)
+                if not block:
+                    break
+                out = []
+                start = 0
+                while start < len(block):
+                    nl = block.find(b"\n", start)
+                    end = len(block) if nl < 0 else nl
+                    piece = end - start
+                    keep = max(0, min(piece, limit + 1 - line_length))  # at most limit + 1 bytes of a line
+                    if keep:
+                        out.append(block[start:start + keep])
+                    line_length += piece
+                    if line_length > limit + 1:
+                        self.long_lines[line_start] = line_length
+                    if nl < 0:
+                        break
+                    if line_length > limit + 1:  # the limit counts a line without its line end
+                        tail = block[max(start, end - 64):end]
+                        self.long_lines[line_start] = line_length - (len(tail) - len(tail.rstrip(b"\r")))
+                    out.append(b"\n")
+                    kept = min(line_length, limit + 1)
+                    line_start += kept + 1
+                    line_length = 0
+                    start = nl + 1
+                data = b"".join(out)
+                os.pwrite(self.fd, data, written)
+                written += len(data)
+        except (OSError, ValueError) as exc:
+            self.error = f"reading standard input failed: {getattr(exc, 'strerror', None) or exc}"
+        finally:
+            self._complete.set()

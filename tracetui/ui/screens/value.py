@@ -1,0 +1,58 @@
+"""One event whole, however large: its JSON in lines that are drawn only as they scroll into view.
+
+The detail pane shows a bounded preview of an event (a trace may hold a 15 MB
+response body); ``v`` opens this screen with all of it. Its lines are cut to
+:data:`LINE_CHARS` so that no single line is laid out whole, and each is made
+safe for the terminal (:func:`~tracetui.trace.safe_text.printable`).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import orjson
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import ModalScreen
+from textual.widgets import Label, Log
+
+from tracetui.trace.safe_text import printable
+
+#: the longest line drawn; longer lines continue on the next ones
+LINE_CHARS = 2_000
+
+
+def value_lines(value: Any) -> Iterator[str]:
+    """``value`` as indented JSON, in lines of at most LINE_CHARS characters, safe to print."""
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_INDENT_2, default=repr).decode()
+    except TypeError:
+        text = repr(value)
+    for line in text.split("\n"):
+        for start in range(0, max(1, len(line)), LINE_CHARS):
+            yield printable(line[start:start + LINE_CHARS])
+
+
+class ValueScreen(ModalScreen[None]):
+    """The whole event; esc or v closes it."""
+
+    BINDINGS = [Binding("escape,v,q", "dismiss", "close", id="close_value")]
+    DEFAULT_CSS = """
+    ValueScreen { align: center middle; }
+    ValueScreen > Log { width: 95%; height: 90%; border: round $accent; }
+    """
+
+    def __init__(self, title: str, value: Any):
+        super().__init__()
+        self.title_text = title
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        yield Log(id="value", highlight=False)
+        yield Label("")
+
+    def on_mount(self) -> None:
+        log = self.query_one(Log)
+        log.border_title = printable(self.title_text)[:200]
+        log.write_lines(value_lines(self.value), scroll_end=False)
+        log.scroll_home(animate=False)
+        log.focus()
