@@ -108,6 +108,30 @@ async def test_a_file_name_with_an_action_link_stays_text(tmp_path):
     assert (tmp_path / "[@click=app.quit]x.single.jsonl").exists()
 
 
+def failing_run(run_id: str) -> list[dict]:
+    return [{**record, "run_id": run_id} for record in run_scenario("cross_tenant").records]
+
+
+@pytest.mark.parametrize("run_id", ["[/]", "[@click=app.quit]x"])
+@pytest.mark.parametrize("key", ["E", "i"])
+async def test_the_fixes_panel_and_the_inputs_tree_show_a_markup_run_id_as_it_is(tmp_path, run_id, key):
+    """Their titles name the run: ``[/]`` crashed them with MarkupError, ``[@click=…]`` made a link."""
+    path = tmp_path / "t.jsonl"
+    write_trace(path, failing_run(run_id))
+    app = TraceApp(open_source([str(path)]))
+    async with app.run_test(size=SIZE) as pilot:
+        await select_run(pilot, run_id)
+        await pilot.press(key)
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.is_running
+        assert f"{'fixes for' if key == 'E' else 'inputs of'} {run_id}" in screen_text(app)
+        for strip in screen_strips(app):
+            for segment in strip:
+                assert "app.quit" not in str((segment.style.meta if segment.style else {}).get("@click")), segment
+
+
 def _notify_calls() -> list[tuple[str, int, ast.Call]]:
     calls = []
     for source in Path(tracetui.ui.__file__).parent.rglob("*.py"):

@@ -94,7 +94,7 @@ class FixesScreen(ModalScreen[Proof | None]):
     def on_mount(self) -> None:
         verdict = self.run.verdict()
         box = self.query_one("#fixes-box")
-        box.border_title = one_line(f"fixes for {self.run.run_id} · {verdict_brief(verdict)}", 90)
+        box.border_title = Text(one_line(f"fixes for {self.run.run_id} · {verdict_brief(verdict)}", 90))  # never markup
         self.show_status()
         self.query_one(OptionList).focus()
         self.search()

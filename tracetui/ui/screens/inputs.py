@@ -73,7 +73,7 @@ class InputsScreen(ModalScreen[tuple[str, Any] | None]):
                                        "edit (objects as JSON)  ", (" esc ", "bold #ffaf00"), "back"), id="inputs-keys")
 
     def on_mount(self) -> None:
-        self.query_one("#inputs-box").border_title = one_line(f"inputs of {self.run.run_id}", 80)
+        self.query_one("#inputs-box").border_title = Text(one_line(f"inputs of {self.run.run_id}", 80))  # never markup
         if self.app.size.width < 110:  # narrow: shorter columns, so the paths stay in view
             self.key_w, self.value_w = 14, 16
         tree = self.query_one(Tree)
