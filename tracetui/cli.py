@@ -300,7 +300,7 @@ def explain_(trace_file, run_id, as_json, limit) -> None:
     from tracetui.explain import explain
     from tracetui.explain.report import as_data, as_text
     from tracetui.otel.detect import read_any
-    from tracetui.trace.safe_text import printable
+    from tracetui.trace.safe_text import printable, printable_json
 
     try:
         trace = read_any(trace_file)
@@ -325,7 +325,7 @@ def explain_(trace_file, run_id, as_json, limit) -> None:
         sys.exit(2)
     result = explain(run)
     if as_json:
-        click.echo(orjson.dumps(as_data(result, trace_file, limit), option=orjson.OPT_INDENT_2).decode())
+        click.echo(printable_json(as_data(result, trace_file, limit)))
     else:
         for line in as_text(result, trace_file, limit):
             click.echo(line)
