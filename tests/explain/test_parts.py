@@ -95,3 +95,30 @@ def test_explain_never_crashes_on_damaged_evidence_and_still_proves_what_it_show
     result = explain(damaged)
     for proof in result.fixes + result.partials:
         assert replay(damaged, [(e.path, e.value) for e in proof.edits]).after == proof.outcome.after
+
+
+def _damaged(run_id: str, damage) -> RunData:
+    run = next(r for r in FAILING if r.run_id == run_id)
+    events = copy.deepcopy(run.events)
+    for event in events:
+        damage(event)
+    return RunData(run.run_id, run=run.run, events=events, summary=run.summary)
+
+
+def _many_call_ids(event: dict) -> None:
+    if event.get("kind") == "generation.classify":
+        event["data"]["calls"] += [{"call_id": f"call-{n}", "name": "read_order", "arguments": "{}"}
+                                   for n in range(2, 10_001)]
+
+
+@pytest.mark.parametrize("run_id,damage", [
+    ("duplicate_ids", lambda e: e.update(turn=[1]) if e["seq"] == 1 else None),  # a turn that is a list
+    ("no_receipt", lambda e: e["data"].update(claims=[{"order_id": ["o-1"]}]) if e.get("lane") == "answer" else None),
+    ("duplicate_ids", _many_call_ids),  # every call-N a fix could pick is taken
+], ids=["unhashable turn", "unhashable claimed order", "no free call id"])
+def test_explain_never_crashes_on_odd_types_outside_event_data(run_id, damage):
+    """Turns, claims and call ids come from the file: any JSON there yields fewer candidates, never an error."""
+    damaged = _damaged(run_id, damage)
+    result = explain(damaged)
+    for proof in result.fixes + result.partials:
+        assert replay(damaged, [(e.path, e.value) for e in proof.edits]).after == proof.outcome.after
