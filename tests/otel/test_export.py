@@ -151,3 +151,21 @@ def test_cli_writes_the_file_atomically_and_checks_its_input(root, tmp_path):
     assert when.exit_code == 0
     first = orjson.loads((tmp_path / "t.jsonl").read_bytes().splitlines()[0])
     assert first["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["startTimeUnixNano"] == "1772366400000000000"
+
+
+@pytest.mark.parametrize("calls", [5, 1.5, True, "x", {"a": 1}])
+def test_calls_of_an_odd_json_type_export_with_content_as_no_call(scenarios, calls):
+    """A trace from another tool may hold anything where tool calls are expected: export, never a traceback."""
+    from tracetui.trace.reader import RunData
+
+    run = scenarios["single"]
+    events = copy.deepcopy(run.events)
+    for event in events:
+        if event["kind"] == "generation.classify":
+            event["data"]["calls"] = calls
+    odd = RunData(run.run_id, run=run.run, events=events, summary=run.summary)
+    spans = run_spans(odd, content=True)
+    chat = next(s for s in spans if s.name.startswith("chat"))
+    messages = orjson.loads(chat.attributes["gen_ai.output.messages"])
+    assert not any(p["type"] == "tool_call" for m in messages for p in m["parts"])
+    json_format.ParseDict(_hex_ids_as_base64(orjson.loads(traces_line(spans))), trace_pb2.TracesData())

@@ -224,7 +224,7 @@ class _Builder:
             parts: list[dict[str, Any]] = []
             if isinstance(data.get("text"), str) and data["text"]:
                 parts.append({"type": "text", "content": data["text"]})
-            for call in data.get("calls") or []:
+            for call in data["calls"] if isinstance(data.get("calls"), list) else []:  # a trace may hold any JSON
                 if isinstance(call, dict):
                     parts.append({"type": "tool_call", "id": call.get("call_id"), "name": call.get("name"),
                                   "arguments": call.get("arguments")})
@@ -250,7 +250,7 @@ class _Builder:
             if _int(event.get("turn")) >= turn:
                 break
             data = event.get("data") if isinstance(event.get("data"), dict) else {}
-            if event.get("kind") == "generation.classify" and data.get("calls"):
+            if event.get("kind") == "generation.classify" and isinstance(data.get("calls"), list) and data["calls"]:
                 messages.append({"role": "assistant", "parts": [
                     {"type": "tool_call", "id": c.get("call_id"), "name": c.get("name"), "arguments": c.get("arguments")}
                     for c in data["calls"] if isinstance(c, dict)]})
