@@ -197,3 +197,37 @@ async def test_the_explorer_never_shows_a_secret_the_file_would_redact(tmp_path,
                 left = [p for p in pieces(secret) if p in text_shown or orjson.dumps(p).decode()[1:-1] in text_shown]
                 assert not left, (name, text_shown)
             assert "<redacted>" in shown[1]
+
+
+async def test_the_inputs_tree_and_the_editor_never_show_a_value_under_a_credential_key(tmp_path):
+    """A value's key decides, as in the file: a tree row or an editor shows the value without its key."""
+    from textual.widgets import Tree
+
+    from tracetui.ui.screens.edit import EditScreen
+
+    records = failing_run("cross_tenant")
+    records[0]["inputs"]["principal"].update(password="hunter2-plain", api_key={"value": "plain-key-value"})
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))  # as another tool might write it
+    app = TraceApp(open_source([str(path)]))
+    async with app.run_test(size=SIZE) as pilot:
+        await select_run(pilot, "cross_tenant")
+        await pilot.press("i")
+        await pilot.pause()
+        tree = app.screen.query_one(Tree)
+        principal = next(n for n in tree.root.children if n.data[0] == ["inputs", "principal"])
+        tree.move_cursor(principal)
+        await pilot.press("enter")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "/inputs/principal/password" in text and "/inputs/principal/api_key" in text
+        assert "hunter2-plain" not in text and "plain-key-value" not in text and "<redacted>" in text
+        for node in principal.children:
+            tree.move_cursor(node)
+            await pilot.press("e")
+            await pilot.pause()
+            assert isinstance(app.screen, EditScreen)
+            text = screen_text(app)
+            assert "hunter2-plain" not in text and "plain-key-value" not in text, node.data[0]
+            await pilot.press("escape")
+            await pilot.pause()

@@ -23,9 +23,9 @@ from textual.widgets import Input, Label, Static, TextArea
 
 from tracetui.loop.inputs import inputs_problem
 from tracetui.replay.edit import current_value, editable_paths, edited_inputs, parse_value
-from tracetui.replay.pointer import EditError
+from tracetui.replay.pointer import EditError, parse_pointer
 from tracetui.trace.reader import RunData
-from tracetui.trace.redact import redact_text
+from tracetui.trace.redact import redact_field, redact_text
 from tracetui.trace.safe_text import printable
 
 
@@ -110,11 +110,13 @@ class EditScreen(ModalScreen[tuple[str, Any] | None]):
             return
         kind = {dict: "object", list: "list", str: "text", bool: "true/false", int: "whole number",
                 float: "number"}.get(type(value), "null")
-        shown = printable(value_text(value))
+        parts = parse_pointer(path)
+        secret = redact_field(str(parts[-1]), value) if parts else value  # shown apart from its key: the key decides
+        shown = printable(value_text(secret))
         current.update(Text.assemble(("current ", "dim"), (f"({kind}) ", "dim"),
                                      shown if len(shown) < 400 else shown[:399] + "…"))
         if fill:
-            self._set_value(redact_text(value_text(value, pretty=is_container(value))), is_container(value))  # never shows a secret
+            self._set_value(redact_text(value_text(secret, pretty=is_container(secret))), is_container(value))  # never shows a secret
         elif is_container(value) != self.multiline:  # the field's kind decides the box; what was typed moves along
             typed, filled = self._value(), self.filled
             self._set_value(typed, is_container(value))
