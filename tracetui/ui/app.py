@@ -13,6 +13,7 @@ from tracetui.otel.detect import open_any
 from tracetui.trace.source import TraceSource
 from tracetui.ui.commands import TraceCommands
 from tracetui.ui.screens.compare import CompareScreen
+from tracetui.ui.screens.confirm import ConfirmQuit
 from tracetui.ui.screens.edit import EditScreen
 from tracetui.ui.screens.fixes import FixesScreen
 from tracetui.ui.screens.help import HelpScreen, key_rows, screen_sections
@@ -53,6 +54,14 @@ class TraceApp(App[None]):
         elsewhere = [(title, key_rows(screen.BINDINGS, self.get_key_display)) for title, screen in self.OTHER_SCREENS
                      if not isinstance(self.screen, screen)]
         self.push_screen(HelpScreen(sections, focus_order, elsewhere))
+
+    async def action_quit(self) -> None:
+        """Every way to quit (q, ctrl+q, the command palette) asks first while a re-run was never written."""
+        compare = next((s for s in self.screen_stack if isinstance(s, CompareScreen)), None)
+        if compare is not None and not isinstance(self.screen, ConfirmQuit):
+            compare.action_quit()
+        else:
+            self.exit()
 
     def action_problems(self) -> None:
         if not isinstance(self.screen, ProblemsScreen):
