@@ -1,6 +1,7 @@
 """Sending spans to a collector over OTLP/HTTP (protobuf), with httpx.
 
-Bounded: each request has a timeout, a 429/502/503/504 is retried at most twice
+Bounded: each request has a timeout, and the collector's answer must end within it
+and within :data:`MAX_ANSWER_BYTES`; a 429/502/503/504 is retried at most twice
 (after ``Retry-After``, capped), redirects are never followed (an OTLP endpoint
 does not redirect; following one could send the spans somewhere unexpected), and
 the proxy settings of the environment are ignored for loopback endpoints.
@@ -27,6 +28,8 @@ MAX_RETRIES = 2
 MAX_RETRY_WAIT_S = 5.0
 #: spans per request: collectors commonly cap a request at a few MiB
 BATCH_SPANS = 2000
+#: the most of a collector's answer read: an ExportTraceServiceResponse is a few bytes, an error page a few KiB
+MAX_ANSWER_BYTES = 1024 * 1024
 
 
 class SendError(Exception):
@@ -87,7 +90,7 @@ def send(endpoint: str, runs: Iterable[list[Span]], headers: Mapping[str, str] |
                       trust_env=not is_loopback(url)) as client:
         for batch in batches(runs):
             body = export_request(batch).SerializeToString()
-            response = _post(client, url, body, all_headers)
+            response = _post(client, url, body, all_headers, timeout_s)
             report.requests += 1
             report.spans += len(batch)
             partial = partial_success(response.content) if response.content else None
@@ -99,10 +102,15 @@ def send(endpoint: str, runs: Iterable[list[Span]], headers: Mapping[str, str] |
     return report
 
 
-def _post(client: httpx.Client, url: str, body: bytes, headers: Mapping[str, str]) -> httpx.Response:
+def _post(client: httpx.Client, url: str, body: bytes, headers: Mapping[str, str],
+          timeout_s: float = 10.0) -> httpx.Response:
     for attempt in range(MAX_RETRIES + 1):
         try:
-            response = client.post(url, content=body, headers=dict(headers))
+            with client.stream("POST", url, content=body, headers=dict(headers)) as streamed:
+                answer = _read_answer(streamed, url, timeout_s)
+            kept = [(k, v) for k, v in streamed.headers.multi_items()  # the answer is decoded already
+                    if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
+            response = httpx.Response(streamed.status_code, headers=kept, content=answer)
         except httpx.TimeoutException:
             raise SendError(f"{url}: no answer within the timeout") from None
         except httpx.HTTPError as exc:
@@ -120,6 +128,22 @@ def _post(client: httpx.Client, url: str, body: bytes, headers: Mapping[str, str
                             + (f": {excerpt}" if excerpt else ""))
         return response
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _read_answer(response: httpx.Response, url: str, timeout_s: float) -> bytes:
+    """The collector's answer, read while it is within :data:`MAX_ANSWER_BYTES` and the timeout (a read
+    timeout alone restarts with every byte)."""
+    deadline = time.monotonic() + timeout_s
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in response.iter_bytes():
+        size += len(chunk)
+        if size > MAX_ANSWER_BYTES:
+            raise SendError(f"{url}: the collector's answer is over {MAX_ANSWER_BYTES:,} bytes; not read further")
+        if time.monotonic() > deadline:
+            raise SendError(f"{url}: the collector's answer did not end within the timeout ({timeout_s:g} s)")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _retry_after(response: httpx.Response, attempt: int) -> float:
