@@ -21,6 +21,10 @@ class ExportError(Exception):
     pass
 
 
+#: the start times ``--start`` accepts: after it, a run's own clock still fits a signed 64-bit nanosecond count
+EARLIEST, LATEST = datetime(1970, 1, 1, tzinfo=timezone.utc), datetime(2100, 1, 1, tzinfo=timezone.utc)
+
+
 @dataclass
 class Selection:
     trace: TraceFile
@@ -51,6 +55,8 @@ def start_ns(value: str | None) -> int:
         raise ExportError(f"--start {value!r} is not an ISO 8601 time (e.g. 2026-03-01T12:00:00Z) or 'now'") from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
+    if not EARLIEST <= when < LATEST:  # OTLP times are unsigned nanoseconds; backends read them as int64
+        raise ExportError(f"--start {value!r} is outside {EARLIEST.year}–{LATEST.year - 1}, the times OTLP holds")
     return int(when.timestamp() * 1_000_000) * 1000
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from tracetui.trace.limits import MAX_DEPTH
 
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1  # an AnyValue's intValue; a bigger integer travels as text
 KIND_INTERNAL, KIND_SERVER, KIND_CLIENT, KIND_PRODUCER, KIND_CONSUMER = 1, 2, 3, 4, 5
 STATUS_UNSET, STATUS_OK, STATUS_ERROR = 0, 1, 2
 KIND_NAMES = {"SPAN_KIND_INTERNAL": 1, "SPAN_KIND_SERVER": 2, "SPAN_KIND_CLIENT": 3, "SPAN_KIND_PRODUCER": 4,
@@ -68,7 +69,7 @@ def any_value(value: Any) -> dict[str, Any]:
     if isinstance(value, bool):
         return {"boolValue": value}
     if isinstance(value, int):
-        return {"intValue": str(value)}
+        return {"intValue": str(value)} if INT64_MIN <= value <= INT64_MAX else {"stringValue": str(value)}
     if isinstance(value, float):
         return {"doubleValue": value}
     if isinstance(value, str):
@@ -134,7 +135,7 @@ def _int(v: Any) -> Any:
         number = int(v)
     except (TypeError, ValueError, OverflowError):
         return v
-    return number if -2**63 <= number < 2**63 else v
+    return number if INT64_MIN <= number <= INT64_MAX else v
 
 
 def _float(v: Any) -> Any:
