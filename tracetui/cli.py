@@ -23,10 +23,11 @@ def same_file(a, b) -> bool:
 
 def _emit(runs, output: str | None) -> int:
     """Write runs (each a sequence of records) to a file atomically, or to stdout for ``-``."""
+    from tracetui.trace.safe_text import json_lines_out
     from tracetui.trace.writer import write_runs, write_trace_runs
 
     if output in (None, "-"):
-        return write_runs(sys.stdout.buffer, runs)
+        return write_runs(json_lines_out(sys.stdout), runs)
     try:
         return write_trace_runs(output, runs)
     except OSError as exc:

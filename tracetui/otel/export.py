@@ -14,6 +14,7 @@ from tracetui.otel.export_json import traces_line
 from tracetui.otel.export_map import DEFAULT_START_NS, run_spans
 from tracetui.otel.spans import Span
 from tracetui.trace.reader import RunData, TraceFile
+from tracetui.trace.safe_text import json_lines_out
 from tracetui.trace.writer import AtomicWriter
 
 
@@ -76,8 +77,9 @@ def write_file(output: str, runs: Iterable[list[Span]]) -> int:
             count += len(spans)
 
     if output == "-":
-        write(sys.stdout.buffer)
-        sys.stdout.buffer.flush()
+        out = json_lines_out(sys.stdout)
+        write(out)
+        out.flush()
         return count
     path = Path(output)
     if path.exists() and not stat.S_ISREG(os.stat(path).st_mode):  # /dev/stdout, a pipe
