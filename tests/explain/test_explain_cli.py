@@ -127,3 +127,16 @@ def test_explain_json_is_redacted_and_escaped_like_check_json(tmp_path):
     assert token not in out.output and "\u009b" not in out.output and "\u202e" not in out.output
     data = json.loads(out.output)
     assert data["run_id"] == odd_id and data["before"]["first_failure"]["reason"] == "denied; token <redacted>"
+
+
+def test_a_command_for_a_file_named_like_an_option_still_pastes(tmp_path, monkeypatch):
+    """``-runs.jsonl`` as typed would be read as options: the command names it ``./-runs.jsonl``."""
+    monkeypatch.chdir(tmp_path)
+    run = read_trace(SCENARIOS).runs["truncated"]
+    write_trace(tmp_path / "-runs.jsonl", [r for r in (run.run, *run.events, run.summary)])
+    out = invoke("explain", "--run", "truncated", "--json", "--", "-runs.jsonl")
+    assert out.exit_code == 0, out.output
+    args = shlex.split(json.loads(out.output)["fixes"][0]["command"])
+    assert args[2] == "./-runs.jsonl"
+    again = invoke(*args[1:])
+    assert again.exit_code == 0 and "after   ✓" in again.output
