@@ -231,3 +231,29 @@ async def test_the_inputs_tree_and_the_editor_never_show_a_value_under_a_credent
             assert "hunter2-plain" not in text and "plain-key-value" not in text, node.data[0]
             await pilot.press("escape")
             await pilot.pause()
+
+
+@pytest.mark.parametrize("run_id", ["ct\x1b[201~; touch pwned\r", "ct sk-proj-Q7xT2mV9pL4kR8wZ1nB6cY3hJ5fD0gSaT3BlbkFJ"])
+async def test_y_never_copies_a_command_holding_a_control_character_or_a_secret(tmp_path, run_id):
+    """A pasted ESC[201~ ends a shell's bracketed paste early (what follows runs); a secret is never copied out."""
+    from tracetui.ui.screens.fixes import FixesScreen
+
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in failing_run(run_id)))  # as another tool might write it
+    app = TraceApp(open_source([str(path)]))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        runs = app.screen.query_one(RunList)
+        assert runs.select_index(0)
+        await pilot.pause()
+        await pilot.press("E")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, FixesScreen) and app.screen.proofs
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.clipboard == ""
+        said = [n for n in notifications(app) if "not copied" in n.message]
+        assert said and not said[0].markup

@@ -191,6 +191,10 @@ class FixesScreen(ModalScreen[Proof | None]):
             self.notify("no proven fix to copy", timeout=2)
             return
         command = replay_command(self.original_path, self.run.run_id, self.run, proof.edits)
+        if command and printable(command) != command:  # pasted, an ESC[201~ ends a shell's bracketed paste early
+            self.notify("the replay command holds a control character or a secret from the trace: not copied",
+                        severity="warning", markup=False, timeout=4)
+            return
         if command:
             self.app.copy_to_clipboard(command)
             self.notify(printable(f"copied: {command}"), markup=False, timeout=4)
