@@ -384,8 +384,8 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
         outcome = rerun(run, edits)
     except EditError as exc:
         message = str(exc)
-        click.echo(printable(f"error: {message if message.startswith('cannot') else 'cannot edit: ' + message}"),
-                   err=True)
+        said = message if message.startswith("cannot") or not sets else f"cannot edit: {message}"  # no edit: why not
+        click.echo(printable(f"error: {said}"), err=True)
         sys.exit(2)
     original = b"".join(encode_record(r) for r in (run.run, *run.events, run.summary) if r is not None)
     identical = original == b"".join(encode_record(r) for r in outcome.records)
