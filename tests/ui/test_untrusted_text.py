@@ -8,6 +8,7 @@ would redact must not be shown either.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import orjson
@@ -257,3 +258,65 @@ async def test_y_never_copies_a_command_holding_a_control_character_or_a_secret(
         assert app.clipboard == ""
         said = [n for n in notifications(app) if "not copied" in n.message]
         assert said and not said[0].markup
+
+
+CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def raw_controls(app) -> list[str]:
+    return [seg.text for strip in screen_strips(app) for seg in strip if CONTROLS.search(seg.text)]
+
+
+async def test_the_editor_never_puts_a_control_character_of_the_trace_on_screen(tmp_path):
+    """The value box, the JSON editor, the path box and its suggestions: an OSC 2 in user_input set the
+    terminal's title. A text with controls is offered as a JSON string, which reads back to the same value."""
+    from textual.widgets import TextArea, Tree
+
+    from tracetui.replay.edit import current_value, parse_value
+    from tracetui.ui.screens.edit import EditScreen
+
+    evil = "hi \x1b]2;PWNED\x1b\\ \x9b2J \u202eevil\x07\r"
+    records = failing_run("cross_tenant")
+    records[0]["inputs"]["user_input"] = evil
+    records[0]["inputs"]["principal"]["note"] = evil
+    records[0]["inputs"]["tool_data"]["orders"][f"o-9{evil}"] = {"tenant": "shop-a", "user": "u-1", "status": "x",
+                                                                 "paid": 1.0, "refunded": 0.0}
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))  # as another tool might write it
+    app = TraceApp(open_source([str(path)]))
+    async with app.run_test(size=SIZE) as pilot:
+        await select_run(pilot, "cross_tenant")
+        await pilot.press("i")
+        await pilot.pause()
+        tree = app.screen.query_one(Tree)
+        tree.move_cursor(next(n for n in tree.root.children if n.data[0] == ["inputs", "user_input"]))
+        await pilot.press("enter")
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, EditScreen) and raw_controls(app) == []
+        run = editor.run
+        typed = editor.query_one("#edit-value").value
+        current, exists = current_value(run, "/inputs/user_input")
+        assert parse_value(current, typed, exists=exists) == evil  # unchanged, it reads back
+        editor.query_one("#edit-path").value = "/inputs/principal"
+        await pilot.pause()
+        assert raw_controls(app) == []
+        assert orjson.loads(editor.query_one("#edit-json", TextArea).text)["note"] == evil
+        editor.query_one("#edit-path").value = "/inputs/tool_data/orders/o-9"  # a suggestion would follow
+        await pilot.pause()
+        assert raw_controls(app) == []
+        await pilot.press("escape")
+        await pilot.pause()
+        tree = app.screen.query_one(Tree)
+        data = next(n for n in tree.root.children if n.data[0] == ["inputs", "tool_data"])
+        tree.move_cursor(data)
+        await pilot.press("enter")
+        await pilot.pause()
+        orders = next(n for n in data.children if n.data[0][-1] == "orders")
+        tree.move_cursor(orders)
+        await pilot.press("enter")
+        await pilot.pause()
+        tree.move_cursor(next(n for n in orders.children if str(n.data[0][-1]).startswith("o-9")))
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, EditScreen) and raw_controls(app) == []

@@ -39,6 +39,11 @@ def printable(text: str, keep_newlines: bool = False) -> str:
     return text.replace("\t", "    ")
 
 
+def has_control(text: str) -> bool:
+    """Whether text holds a character a terminal acts on (ESC, CR, C1, bidi controls; tabs and newlines aside)."""
+    return _UNSAFE.search(text) is not None
+
+
 def one_line(text: str, width: int | None = None) -> str:
     text = printable(text)
     if width is not None and len(text) > width:
@@ -52,8 +57,12 @@ def printable_json(value: Any, indent: bool = True) -> str:
     Control characters inside strings are JSON escapes (``\\u009b``), which a
     terminal shows as text.
     """
-    raw = orjson.dumps(redact_value(value), option=orjson.OPT_INDENT_2 if indent else 0).decode()
-    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", raw)
+    return json_for_terminal(orjson.dumps(redact_value(value), option=orjson.OPT_INDENT_2 if indent else 0).decode())
+
+
+def json_for_terminal(text: str) -> str:
+    """JSON text (from orjson) with what it leaves raw and a terminal acts on written as JSON escapes: the same JSON."""
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 #: the UTF-8 bytes of what orjson leaves raw in JSON text and a terminal acts on: DEL, C1, bidi controls
