@@ -114,3 +114,13 @@ def test_an_answer_that_trickles_ends_at_the_timeout(runs, monkeypatch):
         send("http://127.0.0.1:4318", runs[:1], timeout_s=5,
              transport=httpx.MockTransport(lambda r: httpx.Response(200, stream=trickle)))
     assert trickle.sent <= 10
+
+
+@pytest.mark.parametrize("name,value", [("X", "ü"), ("X", "a\r\nInjected: 1"), ("Bad Name", "1"), ("", "1")])
+def test_a_header_that_http_cannot_carry_is_refused_in_words_without_its_value(runs, name, value):
+    """--header and OTEL_EXPORTER_OTLP_HEADERS: a non-ASCII value crashed; an error never repeats a value (a key)."""
+    sent = []
+    with pytest.raises(SendError, match="header") as refused:
+        send("http://127.0.0.1:4318", runs[:1], headers={name: value},
+             transport=httpx.MockTransport(lambda r: sent.append(r) or httpx.Response(200)))
+    assert not sent and value not in str(refused.value)

@@ -11,6 +11,7 @@ OpenTelemetry SDKs read them; they are never written anywhere.
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass
 from typing import Iterable, Mapping
@@ -34,6 +35,21 @@ MAX_ANSWER_BYTES = 1024 * 1024
 
 class SendError(Exception):
     pass
+
+
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # a header name (RFC 9110)
+_FIELD_VALUE = re.compile(r"[\t\x20-\x7e]*")  # a header value HTTP carries: printable ASCII, spaces and tabs
+
+
+def checked_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """Headers HTTP can carry, else :class:`SendError` naming the header (never its value: it may be a key)."""
+    for name, value in headers.items():
+        if not _TOKEN.fullmatch(name):
+            raise SendError(f"header {name!r}: not a header name (letters, digits and !#$%&'*+.^_`|~-)")
+        if not _FIELD_VALUE.fullmatch(value):
+            raise SendError(f"header {name}: its value holds a character HTTP cannot carry (a line break, a control "
+                            f"character or non-ASCII text)")
+    return dict(headers)
 
 
 @dataclass
@@ -83,7 +99,7 @@ def send(endpoint: str, runs: Iterable[list[Span]], headers: Mapping[str, str] |
          timeout_s: float = 10.0, transport: httpx.BaseTransport | None = None) -> SendReport:
     """POST the runs' spans; raises :class:`SendError` when the collector refuses or cannot be reached."""
     url = traces_url(endpoint)
-    all_headers = {**env_headers(), **(headers or {}), "Content-Type": "application/x-protobuf"}
+    all_headers = checked_headers({**env_headers(), **(headers or {}), "Content-Type": "application/x-protobuf"})
     report = SendReport()
     messages: list[str] = []
     with httpx.Client(timeout=httpx.Timeout(timeout_s), follow_redirects=False, transport=transport,
