@@ -89,3 +89,15 @@ def test_no_import_cycle_between_modules():
     cycles = [(a, b) for a in modules for b in graph.find_modules_directly_imported_by(a)
               if b.startswith("tracetui.") and a != b and graph.chain_exists(importer=b, imported=a)]
     assert cycles == []
+
+
+def test_the_readme_names_every_layer_of_the_contract():
+    """The README's one-line picture of the layers is the contract's, so a reader learns where OpenTelemetry sits."""
+    import re
+    import tomllib
+
+    root = CORE.parent
+    contract = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"][0]
+    packages = {name.split(".")[1] for layer in contract["layers"] for name in re.findall(r"tracetui\.\w+", layer)}
+    line = next(l for l in (root / "README.md").read_text().splitlines() if l.startswith("Dependencies point one way"))
+    assert {p for p in packages - {"samples"} if f"`{p}`" not in line} == set(), line

@@ -112,6 +112,39 @@ def test_event_paths_point_at_what_decided_the_event(scenarios):
     assert event_path(by_lane["authorization"], run) == "/inputs/principal/tenant"
 
 
+ODD_VALUES = [None, True, -1, 1.5, "", "x", "[/]", [], {}, [1, "a"], {"a": None}]
+
+
+@pytest.mark.parametrize("field", ["turn", "seq", "data", "call_id", "exchange", "response", "body", "output"])
+@pytest.mark.parametrize("odd", ODD_VALUES)
+def test_an_event_path_from_a_hostile_trace_is_a_path_or_none_never_a_crash(scenarios, field, odd):
+    """The explorer's `e` asks for the selected event's path: any JSON where a field is expected must not crash it."""
+    import copy
+
+    from tracetui.trace.reader import RunData
+
+    run = scenarios.runs["cross_tenant"]
+    events = copy.deepcopy(run.events)
+    for event in events:
+        data = event.get("data")
+        if field in ("turn", "seq", "data", "call_id"):
+            event[field] = odd
+        elif field == "exchange" and isinstance(data, dict) and "exchange" in data:
+            data["exchange"] = odd
+        elif field == "response" and isinstance(data, dict) and "response" in data:
+            data["response"] = odd
+        elif field in ("body", "output") and isinstance(data, dict) and isinstance(data.get("response"), dict):
+            body = data["response"].get("body")
+            if field == "body":
+                data["response"]["body"] = odd
+            elif isinstance(body, dict):
+                body["output"] = odd
+    hostile = RunData(run.run_id, run=run.run, events=events, summary=run.summary)
+    for event in events:
+        path = event_path(event, hostile)
+        assert path is None or path.startswith(("/inputs/", "/responses/"))
+
+
 def test_the_original_file_is_never_modified(root, tmp_path):
     src = root / "sample_traces" / "scenarios.jsonl"
     before = src.read_bytes()

@@ -91,3 +91,50 @@ def test_replay_prints_edits_of_credential_fields_redacted(tmp_path):
     assert orjson.loads(res.stdout)["edits"] == [{"path": "/responses/0/headers/x-api-key", "value": "<redacted>"}]
     res = run_cli("replay", str(gen), "--run", "single", "--set", f"/inputs/user_input=my key is {SECRET}")
     assert clean(res.stdout) and clean(res.stderr)
+
+
+def _on_a_terminal(*args: str) -> bytes:
+    """What ``tracetui ARGS`` writes to standard output when that is a terminal (a pseudo-terminal here)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "tracetui", *args], stdout=follower,
+                                stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        os.close(follower)
+        out = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal closed: the command ended
+                break
+            if not chunk:
+                break
+            out += chunk
+        proc.wait(timeout=60)
+    finally:
+        os.close(leader)
+    return out
+
+
+@pytest.mark.parametrize("command", ["run", "export"])
+def test_json_lines_written_to_a_terminal_hold_no_raw_control(tmp_path, command):
+    """A trace or OTLP/JSON on standard output stays JSON, its C1 and bidi controls written as JSON escapes."""
+    responses = tmp_path / "r.json"
+    responses.write_bytes(orjson.dumps([{"status": 200, "headers": {}, "body": {
+        "object": "response", "status": "completed", "output": [{"type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": f"done {HOSTILE}", "annotations": []}]}]}}]))
+    if command == "run":
+        out = _on_a_terminal("run", "--responses", str(responses))
+    else:
+        trace = tmp_path / "t.jsonl"
+        assert run_cli("run", "--responses", str(responses), "-o", str(trace)).exit_code in (0, 1)
+        out = _on_a_terminal("export", str(trace), "--content", "-o", "-")
+    text = out.decode().replace("\r\n", "\n")  # the terminal's own line ends
+    assert "done" in text and clean(text), text
+    for line in text.splitlines():
+        assert orjson.loads(line)
+    assert "\\u009b31m" in text and "\\u202eevil" in text  # the same JSON values, escaped

@@ -24,10 +24,11 @@ def same_file(a, b) -> bool:
 
 def _emit(runs, output: str | None) -> int:
     """Write runs (each a sequence of records) to a file atomically, or to stdout for ``-``."""
+    from tracetui.trace.safe_text import json_lines_out
     from tracetui.trace.writer import write_runs, write_trace_runs
 
     if output in (None, "-"):
-        return write_runs(sys.stdout.buffer, runs)
+        return write_runs(json_lines_out(sys.stdout), runs)
     try:
         return write_trace_runs(output, runs)
     except OSError as exc:
@@ -498,7 +499,7 @@ def explain_(trace_file, run_id, as_json, limit) -> None:
     from tracetui.explain import explain
     from tracetui.explain.report import as_data, as_text
     from tracetui.otel.detect import read_any
-    from tracetui.trace.safe_text import printable
+    from tracetui.trace.safe_text import printable, printable_json
 
     try:
         trace = read_any(trace_file)
@@ -523,7 +524,7 @@ def explain_(trace_file, run_id, as_json, limit) -> None:
         sys.exit(2)
     result = explain(run)
     if as_json:
-        click.echo(orjson.dumps(as_data(result, trace_file, limit), option=orjson.OPT_INDENT_2).decode())
+        click.echo(printable_json(as_data(result, trace_file, limit)))
     else:
         for line in as_text(result, trace_file, limit):
             click.echo(line)
@@ -590,8 +591,8 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
         outcome = rerun(run, edits)
     except EditError as exc:
         message = str(exc)
-        click.echo(printable(f"error: {message if message.startswith('cannot') else 'cannot edit: ' + message}"),
-                   err=True)
+        said = message if message.startswith("cannot") or not sets else f"cannot edit: {message}"  # no edit: why not
+        click.echo(printable(f"error: {said}"), err=True)
         sys.exit(2)
     original = b"".join(encode_record(r) for r in (run.run, *run.events, run.summary) if r is not None)
     identical = original == b"".join(encode_record(r) for r in outcome.records)

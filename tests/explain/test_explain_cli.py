@@ -111,3 +111,32 @@ def test_check_explain_json_adds_a_fix_to_each_failing_run():
     assert fix["after"]["ready"] and fix["command"].endswith("--set /inputs/budgets/max_output_tokens=64")
     plain = json.loads(invoke("check", str(SCENARIOS), "--json").output)
     assert all("fix" not in r for r in plain["runs"])  # without --explain the output is as before
+
+
+def test_explain_json_is_redacted_and_escaped_like_check_json(tmp_path):
+    """Trace text reaches the terminal through one path: no secret, no raw C1 or bidi control in the JSON."""
+    run = read_trace(SCENARIOS).runs["cross_tenant"]
+    odd_id = "ct\u009b31m\u202eX"
+    token = "ghp_" + "a" * 36
+    summary = {**run.summary, "first_failure": {**run.summary["first_failure"], "reason": f"denied; token {token}"}}
+    path = tmp_path / "hostile.jsonl"
+    path.write_bytes(b"".join(json.dumps({**r, "run_id": odd_id}).encode() + b"\n"
+                              for r in (run.run, *run.events, summary)))  # as another tool might write it
+    out = invoke("explain", str(path), "--run", odd_id, "--json")
+    assert out.exit_code == 0, out.output
+    assert token not in out.output and "\u009b" not in out.output and "\u202e" not in out.output
+    data = json.loads(out.output)
+    assert data["run_id"] == odd_id and data["before"]["first_failure"]["reason"] == "denied; token <redacted>"
+
+
+def test_a_command_for_a_file_named_like_an_option_still_pastes(tmp_path, monkeypatch):
+    """``-runs.jsonl`` as typed would be read as options: the command names it ``./-runs.jsonl``."""
+    monkeypatch.chdir(tmp_path)
+    run = read_trace(SCENARIOS).runs["truncated"]
+    write_trace(tmp_path / "-runs.jsonl", [r for r in (run.run, *run.events, run.summary)])
+    out = invoke("explain", "--run", "truncated", "--json", "--", "-runs.jsonl")
+    assert out.exit_code == 0, out.output
+    args = shlex.split(json.loads(out.output)["fixes"][0]["command"])
+    assert args[2] == "./-runs.jsonl"
+    again = invoke(*args[1:])
+    assert again.exit_code == 0 and "after   ✓" in again.output

@@ -151,3 +151,46 @@ def test_cli_writes_the_file_atomically_and_checks_its_input(root, tmp_path):
     assert when.exit_code == 0
     first = orjson.loads((tmp_path / "t.jsonl").read_bytes().splitlines()[0])
     assert first["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["startTimeUnixNano"] == "1772366400000000000"
+
+
+@pytest.mark.parametrize("calls", [5, 1.5, True, "x", {"a": 1}])
+def test_calls_of_an_odd_json_type_export_with_content_as_no_call(scenarios, calls):
+    """A trace from another tool may hold anything where tool calls are expected: export, never a traceback."""
+    from tracetui.trace.reader import RunData
+
+    run = scenarios["single"]
+    events = copy.deepcopy(run.events)
+    for event in events:
+        if event["kind"] == "generation.classify":
+            event["data"]["calls"] = calls
+    odd = RunData(run.run_id, run=run.run, events=events, summary=run.summary)
+    spans = run_spans(odd, content=True)
+    chat = next(s for s in spans if s.name.startswith("chat"))
+    messages = orjson.loads(chat.attributes["gen_ai.output.messages"])
+    assert not any(p["type"] == "tool_call" for m in messages for p in m["parts"])
+    json_format.ParseDict(_hex_ids_as_base64(orjson.loads(traces_line(spans))), trace_pb2.TracesData())
+
+
+def test_times_and_integers_stay_in_otlp_s_64_bit_ranges(scenarios):
+    """A trace's integers may be any 64-bit value: spans still encode, as protobuf and as OTLP/JSON."""
+    from tracetui.otel.export import DEFAULT_START_NS, start_ns
+    from tracetui.trace.reader import RunData
+
+    run = scenarios["single"]
+    events = copy.deepcopy(run.events)
+    events[1].update(t_ms=2**63 - 1, turn=2**64 - 1)
+    events[2]["seq"] = 2**64 - 1
+    summary = {**run.summary, "metrics": {**run.summary["metrics"], "model_calls": 2**64 - 1}}
+    odd = RunData(run.run_id, run=run.run, events=events, summary=summary)
+    for start in (DEFAULT_START_NS, start_ns("2099-12-31T23:59:59Z")):
+        spans = run_spans(odd, start_ns=start)
+        export_request(spans).SerializeToString()
+        json_format.ParseDict(_hex_ids_as_base64(orjson.loads(traces_line(spans))), trace_pb2.TracesData())
+
+
+@pytest.mark.parametrize("when", ["1900-01-01", "9999-12-31T23:59:59Z", "0001-01-01T00:00:00+14:00"])
+def test_a_start_outside_what_otlp_holds_is_refused_in_words(root, tmp_path, when):
+    out = CliRunner().invoke(main, ["export", str(root / "sample_traces" / "scenarios.jsonl"), "--run", "single",
+                                    "--start", when, "-o", str(tmp_path / "t.jsonl")])
+    assert out.exit_code == 2 and "--start" in out.output and "Traceback" not in out.output
+    assert not (tmp_path / "t.jsonl").exists()

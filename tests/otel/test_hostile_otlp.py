@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 import orjson
+import pytest
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -79,3 +80,49 @@ def test_any_trace_content_exports_and_comes_back(events, inputs, content):
     before, after = run.verdict()["first_failure"], runs_from_spans(spans)[0].verdict()["first_failure"]
     assert [(f or {}).get(k) for f in (before, after) for k in ("lane", "seq", "code")] == [
         (f or {}).get(k) for f in (before, before) for k in ("lane", "seq", "code")]
+
+
+def _nested(levels: int) -> dict:
+    value: dict = {"stringValue": "x"}
+    for _ in range(levels):
+        value = {"arrayValue": {"values": [value]}}
+    return value
+
+
+def _one_span_doc(attributes=(), **fields) -> dict:
+    """One chat span (its attributes reach the run's events), with ``fields`` and ``attributes`` added."""
+    span = {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "00f067aa0ba902b7", "name": "chat m",
+            "startTimeUnixNano": "1", "endTimeUnixNano": "2",
+            "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}, *attributes]}
+    span.update(fields)
+    return {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}
+
+
+@pytest.mark.parametrize("doc", [
+    {"resourceSpans": [{"scopeSpans": [{"spans": 5}]}]},
+    {"resourceSpans": [{"scopeSpans": [{"spans": {"a": 1}}]}]},
+    _one_span_doc(events=5),
+    _one_span_doc(attributes=[{"key": "n", "value": {"intValue": "99999999999999999999999"}}]),
+    _one_span_doc(attributes=[{"key": "n", "value": {"intValue": 1e300}}]),
+    _one_span_doc(attributes=[{"key": "deep", "value": _nested(300)}]),
+], ids=["spans an int", "spans an object", "events an int", "intValue past 64 bits", "intValue a huge float",
+        "attribute 300 levels deep"])
+def test_odd_shapes_open_or_are_reported_never_a_traceback(tmp_path, doc):
+    import sys
+
+    path = tmp_path / "spans.json"
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(5000)  # the stdlib encoder recurses; the file is what another tool could write
+    try:
+        path.write_text(json.dumps(doc))
+    finally:
+        sys.setrecursionlimit(limit)
+    try:
+        trace = read_any(path)
+    except TraceReadError:
+        return
+    for run in trace.runs.values():
+        assert run.verdict()["status"]
+        for record in (run.run, *run.events, run.summary):
+            if record is not None:
+                orjson.dumps(record)  # what the explorer and export write back

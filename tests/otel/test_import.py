@@ -278,3 +278,11 @@ def test_imported_runs_are_valid_trace_lines(root):
     records = [r for run in trace.runs.values() for r in (run.run, *run.events, run.summary)]
     assert all(not list(validator.iter_errors(r)) for r in records)
     assert list(validator.iter_errors({"rec": "run", "run_id": "x", "trace_version": 1}))  # neither inputs nor source
+
+
+def test_replay_of_an_imported_run_says_why_in_plain_words(root):
+    """No field was edited: the error is why the run cannot be re-run, not "cannot edit"."""
+    out = CliRunner().invoke(main, ["replay", str(root / "sample_traces" / "otel-scenarios.jsonl"), "--run", "single"])
+    assert out.exit_code == 2
+    assert out.output.startswith("error: imported from OpenTelemetry: its inputs are not recorded, so it cannot be "
+                                 "re-run"), out.output

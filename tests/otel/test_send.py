@@ -82,3 +82,45 @@ def test_urls_headers_and_batches():
     assert env_headers({"OTEL_EXPORTER_OTLP_HEADERS": "a=1,Authorization=Basic%20eA%3D%3D"}) == {
         "a": "1", "Authorization": "Basic eA=="}
     assert [len(b) for b in batches([[1] * 3, [1] * 3, [1] * 5], limit=6)] == [6, 5]
+
+
+class _Endless(httpx.SyncByteStream):
+    """A collector's answer that never ends (bounded here only so a failing test still ends)."""
+
+    def __init__(self, chunk: bytes, most: int) -> None:
+        self.chunk, self.most, self.sent = chunk, most, 0
+
+    def __iter__(self):
+        while self.sent < self.most:
+            self.sent += len(self.chunk)
+            yield self.chunk
+
+
+def test_an_answer_without_end_is_cut_at_its_size_limit(runs):
+    """Memory stays bounded by the limit, not by the collector (an endless answer reached 7 GB)."""
+    endless = _Endless(b"\0" * 65536, 256 * 1024 * 1024)
+    with pytest.raises(SendError, match="over .* bytes"):
+        send("http://127.0.0.1:4318", runs[:1],
+             transport=httpx.MockTransport(lambda r: httpx.Response(200, stream=endless)))
+    assert endless.sent <= send_module.MAX_ANSWER_BYTES + 65536
+
+
+def test_an_answer_that_trickles_ends_at_the_timeout(runs, monkeypatch):
+    """A byte at a time restarts a read timeout; the whole answer still has to come within the timeout."""
+    clock = iter(range(10 ** 6))
+    monkeypatch.setattr(send_module.time, "monotonic", lambda: next(clock))  # a second passes per byte
+    trickle = _Endless(b"\0", 10_000)
+    with pytest.raises(SendError, match="within the timeout"):
+        send("http://127.0.0.1:4318", runs[:1], timeout_s=5,
+             transport=httpx.MockTransport(lambda r: httpx.Response(200, stream=trickle)))
+    assert trickle.sent <= 10
+
+
+@pytest.mark.parametrize("name,value", [("X", "ü"), ("X", "a\r\nInjected: 1"), ("Bad Name", "1"), ("", "1")])
+def test_a_header_that_http_cannot_carry_is_refused_in_words_without_its_value(runs, name, value):
+    """--header and OTEL_EXPORTER_OTLP_HEADERS: a non-ASCII value crashed; an error never repeats a value (a key)."""
+    sent = []
+    with pytest.raises(SendError, match="header") as refused:
+        send("http://127.0.0.1:4318", runs[:1], headers={name: value},
+             transport=httpx.MockTransport(lambda r: sent.append(r) or httpx.Response(200)))
+    assert not sent and value not in str(refused.value)

@@ -274,6 +274,27 @@ async def test_q_in_the_compare_view_asks_before_losing_an_unwritten_re_run(scen
     assert len(written) == 1 and app.return_code in (None, 0)
 
 
+async def test_ctrl_q_and_the_palette_s_quit_ask_too_before_losing_an_unwritten_re_run(scenarios_file):
+    """Textual's own quit (ctrl+q, the command palette) goes through the same question as q."""
+    app = TraceApp(open_source([scenarios_file]))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await compare_cross_tenant(pilot)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmQuit) and app.is_running
+        await pilot.press("escape")  # stay
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)
+        await pilot.press("e")  # the editor over the compare view: quitting from there asks as well
+        await pilot.pause()
+        await app.run_action("app.quit")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmQuit) and app.is_running
+        await pilot.press("q")  # quit without writing
+        await pilot.pause()
+    assert not app.is_running
+
+
 async def test_keys_after_a_search_work_as_keys(scenarios_file):
     app = TraceApp(open_source([scenarios_file]))
     async with app.run_test(size=(160, 45)) as pilot:

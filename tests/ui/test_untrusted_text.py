@@ -8,6 +8,7 @@ would redact must not be shown either.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import orjson
@@ -108,6 +109,30 @@ async def test_a_file_name_with_an_action_link_stays_text(tmp_path):
     assert (tmp_path / "[@click=app.quit]x.single.jsonl").exists()
 
 
+def failing_run(run_id: str) -> list[dict]:
+    return [{**record, "run_id": run_id} for record in run_scenario("cross_tenant").records]
+
+
+@pytest.mark.parametrize("run_id", ["[/]", "[@click=app.quit]x"])
+@pytest.mark.parametrize("key", ["E", "i"])
+async def test_the_fixes_panel_and_the_inputs_tree_show_a_markup_run_id_as_it_is(tmp_path, run_id, key):
+    """Their titles name the run: ``[/]`` crashed them with MarkupError, ``[@click=…]`` made a link."""
+    path = tmp_path / "t.jsonl"
+    write_trace(path, failing_run(run_id))
+    app = TraceApp(open_source([str(path)]))
+    async with app.run_test(size=SIZE) as pilot:
+        await select_run(pilot, run_id)
+        await pilot.press(key)
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.is_running
+        assert f"{'fixes for' if key == 'E' else 'inputs of'} {run_id}" in screen_text(app)
+        for strip in screen_strips(app):
+            for segment in strip:
+                assert "app.quit" not in str((segment.style.meta if segment.style else {}).get("@click")), segment
+
+
 def _notify_calls() -> list[tuple[str, int, ast.Call]]:
     calls = []
     for source in Path(tracetui.ui.__file__).parent.rglob("*.py"):
@@ -173,3 +198,125 @@ async def test_the_explorer_never_shows_a_secret_the_file_would_redact(tmp_path,
                 left = [p for p in pieces(secret) if p in text_shown or orjson.dumps(p).decode()[1:-1] in text_shown]
                 assert not left, (name, text_shown)
             assert "<redacted>" in shown[1]
+
+
+async def test_the_inputs_tree_and_the_editor_never_show_a_value_under_a_credential_key(tmp_path):
+    """A value's key decides, as in the file: a tree row or an editor shows the value without its key."""
+    from textual.widgets import Tree
+
+    from tracetui.ui.screens.edit import EditScreen
+
+    records = failing_run("cross_tenant")
+    records[0]["inputs"]["principal"].update(password="hunter2-plain", api_key={"value": "plain-key-value"})
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))  # as another tool might write it
+    app = TraceApp(open_source([str(path)]))
+    async with app.run_test(size=SIZE) as pilot:
+        await select_run(pilot, "cross_tenant")
+        await pilot.press("i")
+        await pilot.pause()
+        tree = app.screen.query_one(Tree)
+        principal = next(n for n in tree.root.children if n.data[0] == ["inputs", "principal"])
+        tree.move_cursor(principal)
+        await pilot.press("enter")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "/inputs/principal/password" in text and "/inputs/principal/api_key" in text
+        assert "hunter2-plain" not in text and "plain-key-value" not in text and "<redacted>" in text
+        for node in principal.children:
+            tree.move_cursor(node)
+            await pilot.press("e")
+            await pilot.pause()
+            assert isinstance(app.screen, EditScreen)
+            text = screen_text(app)
+            assert "hunter2-plain" not in text and "plain-key-value" not in text, node.data[0]
+            await pilot.press("escape")
+            await pilot.pause()
+
+
+@pytest.mark.parametrize("run_id", ["ct\x1b[201~; touch pwned\r", "ct sk-proj-Q7xT2mV9pL4kR8wZ1nB6cY3hJ5fD0gSaT3BlbkFJ"])
+async def test_y_never_copies_a_command_holding_a_control_character_or_a_secret(tmp_path, run_id):
+    """A pasted ESC[201~ ends a shell's bracketed paste early (what follows runs); a secret is never copied out."""
+    from tracetui.ui.screens.fixes import FixesScreen
+
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in failing_run(run_id)))  # as another tool might write it
+    app = TraceApp(open_source([str(path)]))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        runs = app.screen.query_one(RunList)
+        assert runs.select_index(0)
+        await pilot.pause()
+        await pilot.press("E")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, FixesScreen) and app.screen.proofs
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.clipboard == ""
+        said = [n for n in notifications(app) if "not copied" in n.message]
+        assert said and not said[0].markup
+
+
+CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def raw_controls(app) -> list[str]:
+    return [seg.text for strip in screen_strips(app) for seg in strip if CONTROLS.search(seg.text)]
+
+
+async def test_the_editor_never_puts_a_control_character_of_the_trace_on_screen(tmp_path):
+    """The value box, the JSON editor, the path box and its suggestions: an OSC 2 in user_input set the
+    terminal's title. A text with controls is offered as a JSON string, which reads back to the same value."""
+    from textual.widgets import TextArea, Tree
+
+    from tracetui.replay.edit import current_value, parse_value
+    from tracetui.ui.screens.edit import EditScreen
+
+    evil = "hi \x1b]2;PWNED\x1b\\ \x9b2J \u202eevil\x07\r"
+    records = failing_run("cross_tenant")
+    records[0]["inputs"]["user_input"] = evil
+    records[0]["inputs"]["principal"]["note"] = evil
+    records[0]["inputs"]["tool_data"]["orders"][f"o-9{evil}"] = {"tenant": "shop-a", "user": "u-1", "status": "x",
+                                                                 "paid": 1.0, "refunded": 0.0}
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))  # as another tool might write it
+    app = TraceApp(open_source([str(path)]))
+    async with app.run_test(size=SIZE) as pilot:
+        await select_run(pilot, "cross_tenant")
+        await pilot.press("i")
+        await pilot.pause()
+        tree = app.screen.query_one(Tree)
+        tree.move_cursor(next(n for n in tree.root.children if n.data[0] == ["inputs", "user_input"]))
+        await pilot.press("enter")
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, EditScreen) and raw_controls(app) == []
+        run = editor.run
+        typed = editor.query_one("#edit-value").value
+        current, exists = current_value(run, "/inputs/user_input")
+        assert parse_value(current, typed, exists=exists) == evil  # unchanged, it reads back
+        editor.query_one("#edit-path").value = "/inputs/principal"
+        await pilot.pause()
+        assert raw_controls(app) == []
+        assert orjson.loads(editor.query_one("#edit-json", TextArea).text)["note"] == evil
+        editor.query_one("#edit-path").value = "/inputs/tool_data/orders/o-9"  # a suggestion would follow
+        await pilot.pause()
+        assert raw_controls(app) == []
+        await pilot.press("escape")
+        await pilot.pause()
+        tree = app.screen.query_one(Tree)
+        data = next(n for n in tree.root.children if n.data[0] == ["inputs", "tool_data"])
+        tree.move_cursor(data)
+        await pilot.press("enter")
+        await pilot.pause()
+        orders = next(n for n in data.children if n.data[0][-1] == "orders")
+        tree.move_cursor(orders)
+        await pilot.press("enter")
+        await pilot.pause()
+        tree.move_cursor(next(n for n in orders.children if str(n.data[0][-1]).startswith("o-9")))
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, EditScreen) and raw_controls(app) == []

@@ -49,6 +49,8 @@ def set_text(run: RunData, edit: Edit) -> str | None:
 
 def replay_command(file: str | None, run_id: str, run: RunData, edits: Iterable[Edit]) -> str | None:
     """The shell command that re-runs ``run`` with ``edits``, every argument quoted for a POSIX shell."""
+    if file and file.startswith("-"):  # as typed it would be read as options
+        file = f"./{file}"
     args = ["tracetui", "replay", file or "FILE", "--run", run_id]
     for edit in edits:
         text = set_text(run, edit)

@@ -7,6 +7,7 @@ before it is used, and anything unexpected simply yields no evidence.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -94,18 +95,20 @@ class Evidence:
     def exchanges(self) -> list[dict[str, Any]]:
         return exchanges_of(self.run)
 
+    @cached_property
+    def _attempts(self) -> tuple[list[int], list[int | None]]:
+        """The steps of the HTTP attempts, in order, and the exchange each names (looked up, never rescanned)."""
+        attempts = [e for e in self.events if e.get("lane") == "http"]
+        return [e["seq"] for e in attempts], [_int(_data(e).get("exchange")) for e in attempts]
+
     def exchange_of(self, event: dict[str, Any]) -> int | None:
         """The exchange an event belongs to: an attempt's own, else the last answered attempt before it."""
         own = _int(_data(event).get("exchange"))
         if event.get("lane") == "http" and own is not None:
             return own
-        found = None
-        for e in self.events:
-            if e["seq"] > event["seq"]:
-                break
-            if e.get("lane") == "http":
-                found = _int(_data(e).get("exchange"))
-        return found
+        steps, exchanges = self._attempts
+        at = bisect_right(steps, event["seq"])
+        return exchanges[at - 1] if at else None
 
     def exchange(self, index: int | None) -> dict[str, Any] | None:
         if index is None or not 0 <= index < len(self.exchanges):
@@ -113,9 +116,24 @@ class Evidence:
         exchange = self.exchanges[index]
         return exchange if isinstance(exchange, dict) else None
 
+    @cached_property
+    def _generations(self) -> dict[Any, dict[str, Any]]:
+        """Each turn's first ``generation.classify`` event, by turn (a turn of an unhashable type is left out)."""
+        out: dict[Any, dict[str, Any]] = {}
+        for e in self.events:
+            if e.get("kind") == "generation.classify":
+                try:
+                    out.setdefault(e.get("turn"), e)
+                except TypeError:
+                    continue
+        return out
+
     def generation(self, turn: Any) -> dict[str, Any] | None:
         """The classified response of a turn (its ``generation.classify`` event)."""
-        return next((e for e in self.events if e.get("turn") == turn and e.get("kind") == "generation.classify"), None)
+        try:
+            return self._generations.get(turn)
+        except TypeError:  # a turn that is a list or an object names no turn
+            return None
 
     def calls(self, turn: Any) -> list[Call]:
         event = self.generation(turn)

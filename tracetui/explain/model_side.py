@@ -13,7 +13,7 @@ import orjson
 
 from tracetui.explain.arguments import parse_or_close, repaired
 from tracetui.explain.candidate import RESPONSE, Candidate, brief, one
-from tracetui.explain.evidence import Call, Evidence, _data
+from tracetui.explain.evidence import Call, Evidence, _data, _int
 from tracetui.explain.wire import (
     CallSpec, answer_body, call_places, calls_body, exchange_record, finished_place, text_places,
 )
@@ -209,8 +209,11 @@ def duplicate_id(ev: Evidence, e: dict[str, Any]) -> Iterator[Candidate]:
     if not calls:
         return
     call = calls[-1]
-    taken = {c.call_id for t in {x.get("turn") for x in ev.events} for c in ev.calls(t)}
-    fresh = next(f"call-{n}" for n in range(2, 10_000) if f"call-{n}" not in taken)
+    turns = {x["turn"] for x in ev.events if _int(x.get("turn")) is not None}  # a trace's turn may be any JSON
+    taken = {c.call_id for t in turns for c in ev.calls(t)}
+    fresh = next((f"call-{n}" for n in range(2, 10_000) if f"call-{n}" not in taken), None)
+    if fresh is None:
+        return
     which = "second " if len(calls) > 1 else ""
     c = call_edit(ev, call, "call_id", fresh, f"the model should have given the {which}{call.name} call its own id "
                   f"({fresh}, not {dup})", e.get("lane"))
@@ -268,7 +271,7 @@ def unbacked_answer(ev: Evidence, e: dict[str, Any]) -> Iterator[Candidate]:
                       "model", e.get("lane"))
     claimed = [c.get("order_id") for c in data.get("claims", []) if isinstance(c, dict)] if isinstance(
         data.get("claims"), list) else []
-    claimed = [o for o in dict.fromkeys(claimed) if isinstance(o, str)]
+    claimed = list(dict.fromkeys(o for o in claimed if isinstance(o, str)))
     yield from _before_answering(ev, k, e, claimed)
 
 

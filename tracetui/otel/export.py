@@ -14,11 +14,16 @@ from tracetui.otel.export_json import traces_line
 from tracetui.otel.export_map import DEFAULT_START_NS, run_spans
 from tracetui.otel.spans import Span
 from tracetui.trace.reader import RunData, TraceFile
+from tracetui.trace.safe_text import json_lines_out
 from tracetui.trace.writer import AtomicWriter
 
 
 class ExportError(Exception):
     pass
+
+
+#: the start times ``--start`` accepts: after it, a run's own clock still fits a signed 64-bit nanosecond count
+EARLIEST, LATEST = datetime(1970, 1, 1, tzinfo=timezone.utc), datetime(2100, 1, 1, tzinfo=timezone.utc)
 
 
 @dataclass
@@ -51,6 +56,8 @@ def start_ns(value: str | None) -> int:
         raise ExportError(f"--start {value!r} is not an ISO 8601 time (e.g. 2026-03-01T12:00:00Z) or 'now'") from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
+    if not EARLIEST <= when < LATEST:  # OTLP times are unsigned nanoseconds; backends read them as int64
+        raise ExportError(f"--start {value!r} is outside {EARLIEST.year}–{LATEST.year - 1}, the times OTLP holds")
     return int(when.timestamp() * 1_000_000) * 1000
 
 
@@ -70,8 +77,9 @@ def write_file(output: str, runs: Iterable[list[Span]]) -> int:
             count += len(spans)
 
     if output == "-":
-        write(sys.stdout.buffer)
-        sys.stdout.buffer.flush()
+        out = json_lines_out(sys.stdout)
+        write(out)
+        out.flush()
         return count
     path = Path(output)
     if path.exists() and not stat.S_ISREG(os.stat(path).st_mode):  # /dev/stdout, a pipe

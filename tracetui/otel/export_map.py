@@ -41,6 +41,9 @@ PROVIDERS = {"openai-responses": "openai", "openai-chat": "openai", "anthropic":
 DEFAULT_START_NS = 1_735_689_600_000_000_000
 _MS = 1_000_000
 _STEP_NS = 1_000
+#: a trace's logical clock and step numbers are capped so a span's time stays within 64 bits (a file may hold
+#: any integer there): 30 years of milliseconds, a billion steps
+MAX_T_MS, MAX_SEQ = 10 ** 12, 10 ** 9
 TOOL_LANES = ("arguments", "authorization", "receipt")
 
 
@@ -86,7 +89,7 @@ class _Builder:
         return span
 
     def _at(self, t_ms: Any) -> int:
-        return self.start_ns + _int(t_ms) * _MS
+        return self.start_ns + min(_int(t_ms), MAX_T_MS) * _MS
 
     def _cover(self, span: Span, start: int, end: int) -> None:
         span.start_ns = start if span.start_ns < 0 else min(span.start_ns, start)
@@ -140,7 +143,7 @@ class _Builder:
         lane, kind, turn = event.get("lane"), str(event.get("kind") or event.get("lane")), _int(event.get("turn"))
         # one microsecond per step on top of the logical clock: steps that share a millisecond (a
         # recorded run's clock never moves) keep their order in any viewer, and in the importer
-        at = self._at(event.get("t_ms")) + _int(event.get("seq")) * _STEP_NS
+        at = self._at(event.get("t_ms")) + min(_int(event.get("seq")), MAX_SEQ) * _STEP_NS
         self.last_ms = max(self.last_ms, _int(event.get("t_ms")))
         data = event.get("data") if isinstance(event.get("data"), dict) else {}
         call_id = event.get("call_id")
@@ -224,7 +227,7 @@ class _Builder:
             parts: list[dict[str, Any]] = []
             if isinstance(data.get("text"), str) and data["text"]:
                 parts.append({"type": "text", "content": data["text"]})
-            for call in data.get("calls") or []:
+            for call in data["calls"] if isinstance(data.get("calls"), list) else []:  # a trace may hold any JSON
                 if isinstance(call, dict):
                     parts.append({"type": "tool_call", "id": call.get("call_id"), "name": call.get("name"),
                                   "arguments": call.get("arguments")})
@@ -250,7 +253,7 @@ class _Builder:
             if _int(event.get("turn")) >= turn:
                 break
             data = event.get("data") if isinstance(event.get("data"), dict) else {}
-            if event.get("kind") == "generation.classify" and data.get("calls"):
+            if event.get("kind") == "generation.classify" and isinstance(data.get("calls"), list) and data["calls"]:
                 messages.append({"role": "assistant", "parts": [
                     {"type": "tool_call", "id": c.get("call_id"), "name": c.get("name"), "arguments": c.get("arguments")}
                     for c in data["calls"] if isinstance(c, dict)]})

@@ -10,7 +10,7 @@ from typing import Any, Iterable
 from tracetui import __version__
 from tracetui.otel import semconv as sc
 from tracetui.otel.export_json import RESOURCE
-from tracetui.otel.spans import Span
+from tracetui.otel.spans import INT64_MAX, INT64_MIN, Span
 
 INSTALL_HINT = "sending OTLP needs opentelemetry-proto: pip install 'tracetui[otel]'"
 
@@ -34,7 +34,7 @@ def _any_value(common_pb2: Any, value: Any) -> Any:
     out = common_pb2.AnyValue()
     if isinstance(value, bool):
         out.bool_value = value
-    elif isinstance(value, int):
+    elif isinstance(value, int) and INT64_MIN <= value <= INT64_MAX:
         out.int_value = value
     elif isinstance(value, float):
         out.double_value = value

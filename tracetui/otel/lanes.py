@@ -28,6 +28,8 @@ raw attributes), so the detail pane shows what the decision was read from.
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+from collections import deque
 from typing import Any
 
 import orjson
@@ -71,10 +73,16 @@ class _Run:
         self.by_id = {s.span_id: s for s in spans}
         self.events: list[tuple[int, int, dict[str, Any]]] = []  # (time, order, event)
         self.chats = [s for s in self.spans if d.role(s) == d.CHAT]
+        self.chat_starts = [c.start_ns for c in self.chats]  # in order (spans are sorted by start)
         self.declared, self.schemas = self._definitions()
         self.checked: dict[str, dict[str, Any]] = {}  # call id → its arguments event
         self.requested: list[tuple[Span, d.ToolCall]] = []  # calls the model asked for, in order
         self.executed: set[int] = set()  # indexes into requested that a tool span ran
+        # indexes into requested by call id and by name, so matching a tool span to its call is not a rescan
+        self.requested_by_id: dict[str, deque[int]] = {}
+        self.requested_by_name: dict[str, deque[int]] = {}
+        self.http_by_parent: dict[str, list[dict[str, Any]]] = {}  # HTTP events by the span their span is under
+        self.codes: set[tuple[str, Any]] = set()  # (lane, code) of every event so far
         self.answered: set[str] = set()
         for chat in self.chats:
             self.answered |= d.answered_calls(chat)
@@ -96,7 +104,7 @@ class _Run:
         return declared, schemas
 
     def turn_at(self, time_ns: int) -> int:
-        return sum(1 for c in self.chats if c.start_ns <= time_ns)
+        return bisect_right(self.chat_starts, time_ns)
 
     def add(self, time_ns: int, span: Span, lane: str, kind: str, outcome: str, summary: str,
             code: str | None = None, call_id: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -106,6 +114,9 @@ class _Run:
                  "t_ms": max(0, (time_ns - self.start_ns) // 1_000_000), "call_id": call_id,
                  "code": code if outcome != OK else None, "summary": _short(summary), "data": data}
         self.events.append((time_ns, len(self.events), event))
+        self.codes.add((lane, event["code"]))
+        if lane == "http":
+            self.http_by_parent.setdefault(span.parent_span_id, []).append(event)
         return event
 
     def last_failed(self, before_ns: int) -> bool:
@@ -113,7 +124,7 @@ class _Run:
         return bool(earlier) and earlier[-1]["outcome"] == FAILED
 
     def has(self, lane: str, code: str) -> bool:
-        return any(e["lane"] == lane and e["code"] == code for _, _, e in self.events)
+        return (lane, code) in self.codes
 
     # -- rules ---------------------------------------------------------------------------------
     def http(self, span: Span) -> None:
@@ -135,8 +146,7 @@ class _Run:
     def chat(self, span: Span) -> None:
         model = d.model_name(span)
         said = f"{model}: " if model else ""
-        http_children = [e for _, _, e in self.events if e["lane"] == "http"
-                         and e["data"]["span"]["parent_span_id"] == span.span_id]
+        http_children = self.http_by_parent.get(span.span_id, [])
         calls = d.requested_calls(span)
         if self._duplicate_ids(span, calls or []):
             return
@@ -173,12 +183,19 @@ class _Run:
         self.add(span.end_ns, span, "generation", "generation.classify", outcome, summary, code,
                  finish_reasons=reasons)
         for call in calls or []:
-            self.requested.append((span, call))
+            self._request(span, call)
             self.arguments(span.end_ns, span, call)
+
+    def _request(self, span: Span, call: d.ToolCall) -> None:
+        index = len(self.requested)
+        self.requested.append((span, call))
+        if call.id:
+            self.requested_by_id.setdefault(call.id, deque()).append(index)
+        self.requested_by_name.setdefault(call.name, deque()).append(index)
 
     def _duplicate_ids(self, span: Span, calls: list[d.ToolCall]) -> bool:
         """Tool calls whose ids repeat, in this output or from an earlier one: their results could not be told apart."""
-        earlier = {c.id for _, c in self.requested if c.id}
+        earlier = self.requested_by_id
         ids = [c.id for c in calls if c.id]
         repeated = sorted({i for i in ids if ids.count(i) > 1 or i in earlier})
         if not repeated:
@@ -237,7 +254,7 @@ class _Run:
             before = len(self.checked)
             self.arguments(span.start_ns, span, call)
             if len(self.checked) > before:
-                checked = list(self.checked.values())[-1]
+                checked = next(reversed(self.checked.values()))
         if checked is not None and checked["outcome"] == FAILED:
             return  # the call was not valid: its execution failing is the consequence, not a second failure
         base = {"tool": call.name, "result": d.tool_result(span)}
@@ -258,14 +275,17 @@ class _Run:
 
     def _match(self, call: d.ToolCall) -> int | None:
         """The requested call a tool span ran: by call id, else the first not yet run with that name."""
-        for i, (_, requested) in enumerate(self.requested):
-            if i not in self.executed and call.id and requested.id == call.id:
-                return i
+        if call.id:
+            return self._first_pending(self.requested_by_id.get(call.id))
         if call.id is None:
-            for i, (_, requested) in enumerate(self.requested):
-                if i not in self.executed and requested.name == call.name:
-                    return i
+            return self._first_pending(self.requested_by_name.get(call.name))
         return None
+
+    def _first_pending(self, queue: deque[int] | None) -> int | None:
+        """The first index in ``queue`` not run yet (those run are dropped from its front: each once)."""
+        while queue and queue[0] in self.executed:
+            queue.popleft()
+        return queue[0] if queue else None
 
     def guardrail(self, span: Span) -> None:
         attrs = span.attributes
@@ -302,9 +322,12 @@ class _Run:
             checked = self.checked.get(call.id) if call.id else None
             if checked is not None and checked["outcome"] == FAILED:
                 continue
-            later = [c for c in self.chats if c.start_ns >= span.end_ns and c is not span]
-            if later:  # the run went on to another model call without this call's result
-                self.add(later[0].start_ns, span, "receipt", "receipt.execute", FAILED,
+            at = bisect_left(self.chat_starts, span.end_ns)  # the first model call that starts after this one ended
+            if at < len(self.chats) and self.chats[at] is span:
+                at += 1
+            later = self.chats[at] if at < len(self.chats) else None
+            if later is not None:  # the run went on to another model call without this call's result
+                self.add(later.start_ns, span, "receipt", "receipt.execute", FAILED,
                          f"{call.name} ({call.id or 'no id'}) got no result before the next model call",
                          "no_result", call.id, tool=call.name)
 
@@ -347,33 +370,40 @@ class _Run:
                  code, **extra)
 
     def recover(self) -> None:
+        """Failures a later success overcame, found in one pass from the end (what succeeded later, by place)."""
         ordered = [e for _, _, e in sorted(self.events, key=lambda x: (x[0], x[1]))]
-        for i, event in enumerate(ordered):
-            if event["outcome"] != FAILED:
-                continue
-            later = ordered[i + 1:]
+        ok_later: set[tuple[str, Any]] = set()  # (lane, the HTTP attempt's parent span or the tool) of later successes
+        for event in reversed(ordered):
             lane = event["lane"]
-            if lane == "http" and event["kind"] == "http.attempt":
-                parent = event["data"]["span"]["parent_span_id"]
-                if parent and any(e["lane"] == "http" and e["outcome"] == OK
-                                  and e["data"]["span"]["parent_span_id"] == parent for e in later):
+            where = event["data"]["span"]["parent_span_id"] if lane == "http" else _key(event["data"].get("tool"))
+            if event["outcome"] == OK:
+                ok_later.add((lane, where))
+            elif event["outcome"] != FAILED:
+                continue
+            elif lane == "http" and event["kind"] == "http.attempt":
+                if where and (lane, where) in ok_later:
                     event["outcome"] = RECOVERED
-            elif lane == "arguments" and event["code"] in REPAIRABLE:
-                if any(e["lane"] == "arguments" and e["outcome"] == OK and e["data"].get("tool") == event["data"].get("tool")
-                       for e in later):
+            elif lane == "arguments" and event["code"] in REPAIRABLE or lane == "receipt" and event["code"] == "tool_failed":
+                if (lane, where) in ok_later:
                     event["outcome"] = RECOVERED
-            elif lane == "receipt" and event["code"] == "tool_failed":
-                if any(e["lane"] == "receipt" and e["outcome"] == OK and e["data"].get("tool") == event["data"].get("tool")
-                       for e in later):
-                    event["outcome"] = RECOVERED
+
+
+def _key(value: Any) -> Any:
+    """A value usable as a set member (a tool name is text; a hostile file may put anything there)."""
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
 
 
 def foreign_events(spans: list[Span], root: Span | None, start_ns: int) -> list[dict[str, Any]]:
     """The events of one foreign run, in time order (without ``seq``: the importer numbers them)."""
     run = _Run(spans, start_ns)
     roles = {s.span_id: d.role(s) for s in run.spans}
+    depths = _depths(run.spans, run.by_id)
     # children end before their parents: a span's own verdict comes after what happened inside it
-    for span in sorted(run.spans, key=lambda s: (s.end_ns, -_depth(s, run.by_id), s.start_ns)):
+    for span in sorted(run.spans, key=lambda s: (s.end_ns, -depths[s.span_id], s.start_ns)):
         kind = roles[span.span_id]
         if kind == d.HTTP:
             run.http(span)
@@ -391,10 +421,19 @@ def foreign_events(spans: list[Span], root: Span | None, start_ns: int) -> list[
     return [e for _, _, e in sorted(run.events, key=lambda x: (x[0], x[1]))]
 
 
-def _depth(span: Span, by_id: dict[str, Span]) -> int:
-    depth, seen = 0, set()
-    while span.parent_span_id in by_id and span.span_id not in seen:
-        seen.add(span.span_id)
-        span = by_id[span.parent_span_id]
-        depth += 1
-    return depth
+def _depths(spans: list[Span], by_id: dict[str, Span]) -> dict[str, int]:
+    """How many ancestors each span has, each span walked once (a parent cycle in a hostile file ends a walk)."""
+    depths: dict[str, int] = {}
+    for span in spans:
+        chain: list[Span] = []
+        on_chain: set[str] = set()
+        node: Span | None = span
+        while node is not None and node.span_id not in depths and node.span_id not in on_chain:
+            chain.append(node)
+            on_chain.add(node.span_id)
+            node = by_id.get(node.parent_span_id) if node.parent_span_id else None
+        depth = depths[node.span_id] + 1 if node is not None and node.span_id in depths else 0
+        for member in reversed(chain):
+            depths[member.span_id] = depth
+            depth += 1
+    return depths

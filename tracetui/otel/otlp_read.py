@@ -26,6 +26,11 @@ def _get(obj: dict[str, Any], camel: str, snake: str) -> Any:
     return obj[camel] if camel in obj else obj.get(snake)
 
 
+def _list(value: Any) -> list[Any]:
+    """A repeated field: a list, or nothing (a file may hold any JSON there)."""
+    return value if isinstance(value, list) else []
+
+
 def _id(value: Any, size: int) -> str | None:
     if not isinstance(value, str) or not value:
         return None
@@ -75,7 +80,7 @@ def spans_of(doc: Any, line: int, path: str, problems: list[Problem]) -> list[Sp
                 continue
             scope = scope_spans.get("scope") or scope_spans.get("instrumentationLibrary") or {}
             scope_name = scope.get("name") if isinstance(scope, dict) and isinstance(scope.get("name"), str) else ""
-            for raw in scope_spans.get("spans") or []:
+            for raw in _list(scope_spans.get("spans")):
                 span = _span(raw, resource_attrs, scope_name, line)
                 if span is None:
                     problems.append(Problem(line, "a span without a valid traceId and spanId was skipped", path))
@@ -94,7 +99,7 @@ def _span(raw: Any, resource: dict[str, Any], scope: str, line: int) -> Span | N
     parent = _id(_get(raw, "parentSpanId", "parent_span_id"), 8) or ""
     status = raw.get("status") if isinstance(raw.get("status"), dict) else {}
     events = []
-    for event in raw.get("events") or []:
+    for event in _list(raw.get("events")):
         if isinstance(event, dict):
             events.append(SpanEvent(str(event.get("name") or ""), _int(_get(event, "timeUnixNano", "time_unix_nano")),
                                     attributes_of(event.get("attributes"))))

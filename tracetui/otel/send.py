@@ -1,6 +1,7 @@
 """Sending spans to a collector over OTLP/HTTP (protobuf), with httpx.
 
-Bounded: each request has a timeout, a 429/502/503/504 is retried at most twice
+Bounded: each request has a timeout, and the collector's answer must end within it
+and within :data:`MAX_ANSWER_BYTES`; a 429/502/503/504 is retried at most twice
 (after ``Retry-After``, capped), redirects are never followed (an OTLP endpoint
 does not redirect; following one could send the spans somewhere unexpected), and
 the proxy settings of the environment are ignored for loopback endpoints.
@@ -10,6 +11,7 @@ OpenTelemetry SDKs read them; they are never written anywhere.
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass
 from typing import Iterable, Mapping
@@ -27,10 +29,27 @@ MAX_RETRIES = 2
 MAX_RETRY_WAIT_S = 5.0
 #: spans per request: collectors commonly cap a request at a few MiB
 BATCH_SPANS = 2000
+#: the most of a collector's answer read: an ExportTraceServiceResponse is a few bytes, an error page a few KiB
+MAX_ANSWER_BYTES = 1024 * 1024
 
 
 class SendError(Exception):
     pass
+
+
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # a header name (RFC 9110)
+_FIELD_VALUE = re.compile(r"[\t\x20-\x7e]*")  # a header value HTTP carries: printable ASCII, spaces and tabs
+
+
+def checked_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """Headers HTTP can carry, else :class:`SendError` naming the header (never its value: it may be a key)."""
+    for name, value in headers.items():
+        if not _TOKEN.fullmatch(name):
+            raise SendError(f"header {name!r}: not a header name (letters, digits and !#$%&'*+.^_`|~-)")
+        if not _FIELD_VALUE.fullmatch(value):
+            raise SendError(f"header {name}: its value holds a character HTTP cannot carry (a line break, a control "
+                            f"character or non-ASCII text)")
+    return dict(headers)
 
 
 @dataclass
@@ -80,14 +99,14 @@ def send(endpoint: str, runs: Iterable[list[Span]], headers: Mapping[str, str] |
          timeout_s: float = 10.0, transport: httpx.BaseTransport | None = None) -> SendReport:
     """POST the runs' spans; raises :class:`SendError` when the collector refuses or cannot be reached."""
     url = traces_url(endpoint)
-    all_headers = {**env_headers(), **(headers or {}), "Content-Type": "application/x-protobuf"}
+    all_headers = checked_headers({**env_headers(), **(headers or {}), "Content-Type": "application/x-protobuf"})
     report = SendReport()
     messages: list[str] = []
     with httpx.Client(timeout=httpx.Timeout(timeout_s), follow_redirects=False, transport=transport,
                       trust_env=not is_loopback(url)) as client:
         for batch in batches(runs):
             body = export_request(batch).SerializeToString()
-            response = _post(client, url, body, all_headers)
+            response = _post(client, url, body, all_headers, timeout_s)
             report.requests += 1
             report.spans += len(batch)
             partial = partial_success(response.content) if response.content else None
@@ -99,10 +118,15 @@ def send(endpoint: str, runs: Iterable[list[Span]], headers: Mapping[str, str] |
     return report
 
 
-def _post(client: httpx.Client, url: str, body: bytes, headers: Mapping[str, str]) -> httpx.Response:
+def _post(client: httpx.Client, url: str, body: bytes, headers: Mapping[str, str],
+          timeout_s: float = 10.0) -> httpx.Response:
     for attempt in range(MAX_RETRIES + 1):
         try:
-            response = client.post(url, content=body, headers=dict(headers))
+            with client.stream("POST", url, content=body, headers=dict(headers)) as streamed:
+                answer = _read_answer(streamed, url, timeout_s)
+            kept = [(k, v) for k, v in streamed.headers.multi_items()  # the answer is decoded already
+                    if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
+            response = httpx.Response(streamed.status_code, headers=kept, content=answer)
         except httpx.TimeoutException:
             raise SendError(f"{url}: no answer within the timeout") from None
         except httpx.HTTPError as exc:
@@ -120,6 +144,22 @@ def _post(client: httpx.Client, url: str, body: bytes, headers: Mapping[str, str
                             + (f": {excerpt}" if excerpt else ""))
         return response
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _read_answer(response: httpx.Response, url: str, timeout_s: float) -> bytes:
+    """The collector's answer, read while it is within :data:`MAX_ANSWER_BYTES` and the timeout (a read
+    timeout alone restarts with every byte)."""
+    deadline = time.monotonic() + timeout_s
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in response.iter_bytes():
+        size += len(chunk)
+        if size > MAX_ANSWER_BYTES:
+            raise SendError(f"{url}: the collector's answer is over {MAX_ANSWER_BYTES:,} bytes; not read further")
+        if time.monotonic() > deadline:
+            raise SendError(f"{url}: the collector's answer did not end within the timeout ({timeout_s:g} s)")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _retry_after(response: httpx.Response, attempt: int) -> float:

@@ -12,6 +12,9 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any
 
+from tracetui.trace.limits import MAX_DEPTH
+
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1  # an AnyValue's intValue; a bigger integer travels as text
 KIND_INTERNAL, KIND_SERVER, KIND_CLIENT, KIND_PRODUCER, KIND_CONSUMER = 1, 2, 3, 4, 5
 STATUS_UNSET, STATUS_OK, STATUS_ERROR = 0, 1, 2
 KIND_NAMES = {"SPAN_KIND_INTERNAL": 1, "SPAN_KIND_SERVER": 2, "SPAN_KIND_CLIENT": 3, "SPAN_KIND_PRODUCER": 4,
@@ -66,7 +69,7 @@ def any_value(value: Any) -> dict[str, Any]:
     if isinstance(value, bool):
         return {"boolValue": value}
     if isinstance(value, int):
-        return {"intValue": str(value)}
+        return {"intValue": str(value)} if INT64_MIN <= value <= INT64_MAX else {"stringValue": str(value)}
     if isinstance(value, float):
         return {"doubleValue": value}
     if isinstance(value, str):
@@ -86,7 +89,12 @@ def key_values(attributes: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"key": k, "value": any_value(v)} for k, v in attributes.items() if v is not None]
 
 
-def from_any_value(value: Any) -> Any:
+#: arrays and key-value lists nested deeper than this are dropped: an imported run is written back as JSON
+#: (shown, exported) inside its events, which must stay within the trace's nesting limit
+MAX_VALUE_DEPTH = MAX_DEPTH // 4
+
+
+def from_any_value(value: Any, depth: int = 0) -> Any:
     """OTLP/JSON AnyValue → a Python value; tolerant of snake_case keys and odd shapes (files are untrusted)."""
     if not isinstance(value, dict):
         return value
@@ -95,23 +103,25 @@ def from_any_value(value: Any) -> Any:
                          ("double_value", _float), ("bytesValue", _same), ("bytes_value", _same)):
         if key in value:
             return convert(value[key])
+    if depth >= MAX_VALUE_DEPTH:
+        return None
     array = value.get("arrayValue", value.get("array_value"))
     if isinstance(array, dict):
         values = array.get("values")
-        return [from_any_value(v) for v in values] if isinstance(values, list) else []
+        return [from_any_value(v, depth + 1) for v in values] if isinstance(values, list) else []
     kvlist = value.get("kvlistValue", value.get("kvlist_value"))
     if isinstance(kvlist, dict):
-        return attributes_of(kvlist.get("values"))
+        return attributes_of(kvlist.get("values"), depth + 1)
     return None
 
 
-def attributes_of(items: Any) -> dict[str, Any]:
+def attributes_of(items: Any, depth: int = 0) -> dict[str, Any]:
     """A list of ``{"key", "value"}`` → a dict (later keys win, as in a collector)."""
     out: dict[str, Any] = {}
     if isinstance(items, list):
         for item in items:
             if isinstance(item, dict) and isinstance(item.get("key"), str):
-                out[item["key"]] = from_any_value(item.get("value"))
+                out[item["key"]] = from_any_value(item.get("value"), depth)
     return out
 
 
@@ -120,10 +130,12 @@ def _same(v: Any) -> Any:
 
 
 def _int(v: Any) -> Any:
+    """An ``intValue``: an int64 as OTLP holds it; anything else (past 64 bits, not a number) as it was written."""
     try:
-        return int(v)
-    except (TypeError, ValueError):
+        number = int(v)
+    except (TypeError, ValueError, OverflowError):
         return v
+    return number if INT64_MIN <= number <= INT64_MAX else v
 
 
 def _float(v: Any) -> Any:

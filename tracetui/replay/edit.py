@@ -68,24 +68,38 @@ def editable_document(run: RunData) -> dict[str, Any]:
     return {"inputs": run.inputs, "responses": exchanges_of(run)}
 
 
+def _index(value: Any) -> int | None:
+    """A trace's value used as a position (an exchange number, a step): a whole number ≥ 0, else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _data(event: dict[str, Any]) -> dict[str, Any]:
+    data = event.get("data")
+    return data if isinstance(data, dict) else {}
+
+
 def event_path(event: dict[str, Any], run: RunData) -> str | None:
-    """The most useful field to edit for an event: what decided it."""
-    data = event.get("data") or {}
+    """The most useful field to edit for an event: what decided it (None when the trace does not say).
+
+    Events come from untrusted files: a field of an unexpected type yields no path, never an error.
+    """
+    data = _data(event)
     lane = event.get("lane")
-    if lane == "http" and "exchange" in data:
+    if lane == "http" and _index(data.get("exchange")) is not None:
         return f"/responses/{data['exchange']}/status"
-    turn = int(event.get("turn") or 0)
     # model output fields live in the exchange that produced this turn: the last http event before it
+    seq = _index(event.get("seq"))
     exchange = None
     for e in run.events:
-        if e.get("seq", 0) >= event.get("seq", 0):
+        if seq is None or (_index(e.get("seq")) or 0) >= seq:
             break
-        if e.get("lane") == "http" and "exchange" in (e.get("data") or {}):
-            exchange = e["data"]["exchange"]
+        if e.get("lane") == "http" and _index(_data(e).get("exchange")) is not None:
+            exchange = _data(e)["exchange"]
     if lane == "generation" and exchange is not None:
         return f"/responses/{exchange}/body/status"
-    if lane == "arguments" and exchange is not None and event.get("call_id"):
-        index = _output_index(run, exchange, event["call_id"])
+    call_id = event.get("call_id")
+    if lane == "arguments" and exchange is not None and isinstance(call_id, str) and call_id:
+        index = _output_index(run, exchange, call_id)
         if index is not None:
             return f"/responses/{exchange}/body/output/{index}/arguments"
     if lane == "authorization":
@@ -94,12 +108,12 @@ def event_path(event: dict[str, Any], run: RunData) -> str | None:
         return "/inputs/tool_data/failures"
     if lane == "answer" and exchange is not None:
         return f"/responses/{exchange}/body/output"
-    return "/inputs/user_input" if turn else None
+    return "/inputs/user_input" if _index(event.get("turn")) else None
 
 
 def _output_index(run: RunData, exchange: int, call_id: str) -> int | None:
     responses = exchanges_of(run)
-    if exchange >= len(responses):
+    if exchange >= len(responses) or not isinstance(responses[exchange], dict):
         return None
     body = responses[exchange].get("body")
     if not isinstance(body, dict) or not isinstance(body.get("output"), list):

@@ -174,6 +174,14 @@ def redact_value(value: Any) -> Any:
     return orjson.loads(redact_line(orjson.dumps(value)))
 
 
+def redact_field(key: str, value: Any) -> Any:
+    """A value as the trace file would hold it under ``key``: what a credential key holds becomes the marker.
+
+    For a value shown apart from its key (a tree row, an editor), where text alone cannot tell.
+    """
+    return redact_value({key: value})[key] if is_credential_key(key) else value
+
+
 def text_spans(text: str) -> list[Span]:
     """Where the secrets in ``text`` are, as character offsets, merged and in order."""
     encoded = _as_json(text)

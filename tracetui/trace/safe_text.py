@@ -12,7 +12,7 @@ separate concern: the UI renders strings as ``rich.text.Text`` objects (or with
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
@@ -39,6 +39,11 @@ def printable(text: str, keep_newlines: bool = False) -> str:
     return text.replace("\t", "    ")
 
 
+def has_control(text: str) -> bool:
+    """Whether text holds a character a terminal acts on (ESC, CR, C1, bidi controls; tabs and newlines aside)."""
+    return _UNSAFE.search(text) is not None
+
+
 def one_line(text: str, width: int | None = None) -> str:
     text = printable(text)
     if width is not None and len(text) > width:
@@ -52,5 +57,38 @@ def printable_json(value: Any, indent: bool = True) -> str:
     Control characters inside strings are JSON escapes (``\\u009b``), which a
     terminal shows as text.
     """
-    raw = orjson.dumps(redact_value(value), option=orjson.OPT_INDENT_2 if indent else 0).decode()
-    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", raw)
+    return json_for_terminal(orjson.dumps(redact_value(value), option=orjson.OPT_INDENT_2 if indent else 0).decode())
+
+
+def json_for_terminal(text: str) -> str:
+    """JSON text (from orjson) with what it leaves raw and a terminal acts on written as JSON escapes: the same JSON."""
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+#: the UTF-8 bytes of what orjson leaves raw in JSON text and a terminal acts on: DEL, C1, bidi controls
+_UNSAFE_JSON_BYTES = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+class TerminalJsonLines:
+    """JSON lines (a trace, OTLP/JSON) bound for a terminal: the same JSON values, with DEL, C1 and bidi
+    controls in strings written as JSON escapes (``\\u009b``), which a terminal shows as text.
+
+    Wraps a binary stream that is written whole lines at a time.
+    """
+
+    def __init__(self, out: IO[bytes]) -> None:
+        self.out = out
+
+    def write(self, data: bytes) -> int:
+        self.out.write(_UNSAFE_JSON_BYTES.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), data))
+        return len(data)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
+def json_lines_out(stream: IO[str]) -> IO[bytes]:
+    """Where to write JSON lines for a text stream such as ``sys.stdout``: its bytes, made safe when it is a terminal
+    (a pipe or a file gets the bytes the trace file would hold)."""
+    out = stream.buffer  # type: ignore[attr-defined]
+    return TerminalJsonLines(out) if stream.isatty() else out  # type: ignore[return-value]

@@ -48,6 +48,20 @@ class TraceApp(App[None]):
                      if not isinstance(self.screen, screen)]
         self.push_screen(HelpScreen(sections, focus_order, elsewhere))
 
+    async def action_quit(self) -> None:
+        """Every way to quit (q, ctrl+q, the command palette) asks first while a re-run was never written."""
+        compare_module = sys.modules.get("tracetui.ui.screens.compare")  # loaded with the first re-run, not before
+        if compare_module is None:
+            self.exit()
+            return
+        from tracetui.ui.screens.confirm import ConfirmQuit
+
+        compare = next((s for s in self.screen_stack if isinstance(s, compare_module.CompareScreen)), None)
+        if compare is not None and not isinstance(self.screen, ConfirmQuit):
+            compare.action_quit()
+        else:
+            self.exit()
+
     def action_problems(self) -> None:
         if not isinstance(self.screen, ProblemsScreen):
             self.push_screen(ProblemsScreen(self.source.problems(), self.source.label))

@@ -23,17 +23,33 @@ from textual.widgets import Input, Label, Static, TextArea
 
 from tracetui.loop.inputs import inputs_problem
 from tracetui.replay.edit import current_value, editable_paths, edited_inputs, parse_value
-from tracetui.replay.pointer import EditError
+from tracetui.replay.pointer import EditError, format_pointer, parse_pointer
 from tracetui.trace.reader import RunData
-from tracetui.trace.redact import redact_text
-from tracetui.trace.safe_text import printable
+from tracetui.trace.redact import redact_field, redact_text
+from tracetui.trace.safe_text import has_control, json_for_terminal, printable
 
 
 def value_text(value: Any, pretty: bool = False) -> str:
-    """How a current value is offered for editing: strings as they are, everything else as JSON."""
-    if isinstance(value, str):
+    """How a current value is offered for editing: strings as they are, everything else as JSON.
+
+    Trace text never reaches the terminal raw: a string holding a control character is offered
+    as a JSON string, whose escapes read back to the same value; JSON has its controls escaped.
+    """
+    if isinstance(value, str) and not has_control(value):
         return value
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2 if pretty else 0).decode()
+    return json_for_terminal(orjson.dumps(value, option=orjson.OPT_INDENT_2 if pretty else 0).decode())
+
+
+def shown_path(path: str) -> str:
+    """``path``, or its nearest ancestor a terminal may show (a key holding a control character or a secret is
+    edited from its parent, as JSON); the path box shows what it holds as it is."""
+    try:
+        parts = parse_pointer(path)
+    except EditError:  # not a pointer: the editor says so
+        return path
+    while parts and printable(format_pointer(parts)) != format_pointer(parts):
+        parts = parts[:-1]
+    return format_pointer(parts)
 
 
 def is_container(value: Any) -> bool:
@@ -53,7 +69,7 @@ class EditScreen(ModalScreen[tuple[str, Any] | None]):
     def __init__(self, run: RunData, path: str, title: str = "") -> None:
         super().__init__()
         self.run = run
-        self.initial_path = path
+        self.initial_path = shown_path(path)
         self.title_text = title
         self.filled: str | None = None  # what the value box was filled with for the current path
         self.multiline = False
@@ -62,8 +78,8 @@ class EditScreen(ModalScreen[tuple[str, Any] | None]):
         with Vertical(id="edit-box"):
             yield Label(Text(printable(self.title_text or f"edit run {self.run.run_id}")), id="edit-title")
             yield Label("path (JSON Pointer into {inputs, responses}; → completes)", classes="edit-label")
-            yield Input(self.initial_path, id="edit-path",
-                        suggester=SuggestFromList(editable_paths(self.run), case_sensitive=True))
+            safe = [p for p in editable_paths(self.run) if printable(p) == p]  # a suggestion is shown as it is
+            yield Input(self.initial_path, id="edit-path", suggester=SuggestFromList(safe, case_sensitive=True))
             yield Static("", id="edit-current")
             yield Label("new value", classes="edit-label")
             yield Input("", id="edit-value")
@@ -110,11 +126,13 @@ class EditScreen(ModalScreen[tuple[str, Any] | None]):
             return
         kind = {dict: "object", list: "list", str: "text", bool: "true/false", int: "whole number",
                 float: "number"}.get(type(value), "null")
-        shown = printable(value_text(value))
+        parts = parse_pointer(path)
+        secret = redact_field(str(parts[-1]), value) if parts else value  # shown apart from its key: the key decides
+        shown = printable(value_text(secret))
         current.update(Text.assemble(("current ", "dim"), (f"({kind}) ", "dim"),
                                      shown if len(shown) < 400 else shown[:399] + "…"))
         if fill:
-            self._set_value(redact_text(value_text(value, pretty=is_container(value))), is_container(value))  # never shows a secret
+            self._set_value(redact_text(value_text(secret, pretty=is_container(secret))), is_container(value))  # never shows a secret
         elif is_container(value) != self.multiline:  # the field's kind decides the box; what was typed moves along
             typed, filled = self._value(), self.filled
             self._set_value(typed, is_container(value))

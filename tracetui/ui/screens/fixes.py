@@ -94,7 +94,7 @@ class FixesScreen(ModalScreen[Proof | None]):
     def on_mount(self) -> None:
         verdict = self.run.verdict()
         box = self.query_one("#fixes-box")
-        box.border_title = one_line(f"fixes for {self.run.run_id} · {verdict_brief(verdict)}", 90)
+        box.border_title = Text(one_line(f"fixes for {self.run.run_id} · {verdict_brief(verdict)}", 90))  # never markup
         self.show_status()
         self.query_one(OptionList).focus()
         self.search()
@@ -191,6 +191,10 @@ class FixesScreen(ModalScreen[Proof | None]):
             self.notify("no proven fix to copy", timeout=2)
             return
         command = replay_command(self.original_path, self.run.run_id, self.run, proof.edits)
+        if command and printable(command) != command:  # pasted, an ESC[201~ ends a shell's bracketed paste early
+            self.notify("the replay command holds a control character or a secret from the trace: not copied",
+                        severity="warning", markup=False, timeout=4)
+            return
         if command:
             self.app.copy_to_clipboard(command)
             self.notify(printable(f"copied: {command}"), markup=False, timeout=4)

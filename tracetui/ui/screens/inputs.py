@@ -21,6 +21,7 @@ from textual.widgets.tree import TreeNode
 from tracetui.replay.edit import OVERRIDES, editable_document
 from tracetui.replay.pointer import format_pointer
 from tracetui.trace.reader import RunData
+from tracetui.trace.redact import redact_field
 from tracetui.trace.safe_text import one_line, printable
 from tracetui.ui.screens.edit import EditScreen
 
@@ -73,7 +74,7 @@ class InputsScreen(ModalScreen[tuple[str, Any] | None]):
                                        "edit (objects as JSON)  ", (" esc ", "bold #ffaf00"), "back"), id="inputs-keys")
 
     def on_mount(self) -> None:
-        self.query_one("#inputs-box").border_title = one_line(f"inputs of {self.run.run_id}", 80)
+        self.query_one("#inputs-box").border_title = Text(one_line(f"inputs of {self.run.run_id}", 80))  # never markup
         if self.app.size.width < 110:  # narrow: shorter columns, so the paths stay in view
             self.key_w, self.value_w = 14, 16
         tree = self.query_one(Tree)
@@ -88,6 +89,7 @@ class InputsScreen(ModalScreen[tuple[str, Any] | None]):
 
     def _add(self, parent: TreeNode, key: str, value: Any, parts: list[Any]) -> None:
         path = format_pointer(parts)
+        value = redact_field(key, value)  # as the file holds it: a credential's value, object or list is the marker
         leaf = not isinstance(value, (dict, list)) or not value
         node = parent.add(node_label(key, value, path, leaf, self.key_w, self.value_w), data=(parts, value),
                           allow_expand=not leaf)

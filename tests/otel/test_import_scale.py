@@ -1,0 +1,73 @@
+"""Importing a long foreign trace costs work in proportion to its spans, never to their square.
+
+No clock: the work is counted as the lines of ``tracetui.otel`` that run (a
+deterministic count), for a trace of N spans and one of 2N. Linear work doubles;
+a rule that rescans every earlier span or event for each new one quadruples it
+(8,000 spans took 37 s to open).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from otel_builders import exception, span, traces_data, write
+
+import tracetui.otel
+from tracetui.otel.detect import read_any
+
+OTEL = str(Path(tracetui.otel.__file__).parent)
+TOOLS = json.dumps([{"type": "function", "name": "read_order", "parameters": {"type": "object"}}])
+
+
+def _chat(i: int, parent: str, calls: list[str]) -> dict:
+    parts = [{"type": "tool_call", "id": c, "name": "read_order", "arguments": "{}"} for c in calls]
+    return span("chat m", f"c{i:015x}", parent, 10 * i, 10 * i + 5, kind=3, gen_ai__operation__name="chat",
+                gen_ai__tool__definitions=TOOLS, gen_ai__response__finish_reasons=["tool_calls"],
+                gen_ai__output__messages=json.dumps([{"role": "assistant", "parts": parts}]))
+
+
+def _spans(shape: str, n: int) -> list[dict]:
+    root = span("invoke_agent a", "a000000000000001", "", 0, 10 * n + 10, gen_ai__operation__name="invoke_agent")
+    out = [root]
+    for i in range(1, n):
+        if shape == "nested":  # each model call inside the one before it
+            out.append(_chat(i, out[-1]["spanId"], []))
+        elif shape == "calls":  # a model call, the tool it asked for (failing every other time), its HTTP attempt
+            out.append(_chat(i, root["spanId"], [f"call_{i}"]))
+            out.append(span("execute_tool read_order", f"d{i:015x}", root["spanId"], 10 * i + 6, 10 * i + 8,
+                            status=2 if i % 2 else 0, events=[exception("IOError", "down")] if i % 2 else None,
+                            gen_ai__operation__name="execute_tool", gen_ai__tool__name="read_order",
+                            gen_ai__tool__call__id=f"call_{i}"))
+            out.append(span("POST", f"e{i:015x}", out[-2]["spanId"], 10 * i + 1, 10 * i + 2, kind=3,
+                            http__request__method="POST", http__response__status_code=503 if i % 3 else 200))
+        else:  # model calls whose tool calls never get a result
+            out.append(_chat(i, root["spanId"], [f"call_{i}"]))
+    return out
+
+
+def _work(path: Path) -> int:
+    lines = 0
+
+    def trace(frame, event, arg):
+        nonlocal lines
+        if not frame.f_code.co_filename.startswith(OTEL):
+            return None
+        if event == "line":
+            lines += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        read_any(path)
+    finally:
+        sys.settrace(None)
+    return lines
+
+
+@pytest.mark.parametrize("shape", ["nested", "calls", "unanswered"])
+def test_twice_the_spans_is_about_twice_the_work(tmp_path, shape):
+    small, large = (write(tmp_path / f"{n}.jsonl", traces_data(*_spans(shape, n))) for n in (300, 600))
+    ratio = _work(large) / _work(small)
+    assert ratio < 2.5, f"{shape}: twice the spans cost {ratio:.1f}× the work"
