@@ -277,3 +277,13 @@ def test_any_json_code_and_any_event_order_give_one_verdict(tmp_path):
     assert verdict.first_failure == dict(entry.first_failure) and verdict.first_failure["lane"] == "receipt"
     result = CliRunner().invoke(main, ["check", str(path)])
     assert result.exit_code == 1 and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("edit, words", [
+    ("=", "--set takes PATH=VALUE"),
+    ("=1", "--set takes PATH=VALUE"),
+    ("/inputs/ablation=null", "unknown ablation null; choose from complete"),
+])
+def test_odd_set_arguments_are_refused_in_words(scenarios_file, edit, words):
+    result = replay(scenarios_file, "single", edit)
+    assert result.exit_code == 2 and words in result.stderr, result.stderr

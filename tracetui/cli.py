@@ -284,7 +284,7 @@ def _verdict_line(v: dict[str, Any]) -> str:
 @click.option("--explain", "with_fixes", is_flag=True,
               help="Add each failing run's top fix, proven by replay, with its replay command.")
 def check(trace_file, as_json, with_fixes) -> None:
-    """Verdict per run, headless. FILE may be - for standard input.
+    """Verdict per run, headless. FILE may be - for standard input, or an OTLP/JSON file (told apart by content).
 
     Exit 0 when every run is answer-ready and every line was read; 1 when any run
     failed or is incomplete, or some lines could not be read (they are listed);
@@ -494,7 +494,10 @@ def explain_(trace_file, run_id, as_json, limit) -> None:
     are shown: answer-ready fixes first, then those at the first failing boundary,
     then the smallest. Each comes with the `tracetui replay` command that reproduces it.
 
-    Exit 0 when a fix was proven, 1 when none was, 2 when the input cannot be read.
+    FILE may be a tracetui trace or an OTLP/JSON file (whose imported runs cannot be
+    re-run: explain says so). Exit 0 when a fix was proven (or the run is already
+    answer-ready), 1 when none was or the run cannot be re-run, 2 when the input
+    cannot be read.
     """
     from tracetui.explain import explain
     from tracetui.explain.report import as_data, as_text
@@ -548,7 +551,9 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
         --set '/responses/0/body/output/0/arguments={"order_id": "o-1"}'
     tracetui replay runs.jsonl --run truncated --set /inputs/budgets/max_output_tokens=500
 
-    Exit 0 when the re-run is answer-ready, 1 when it failed, 2 when the input cannot be read.
+    FILE may be - for standard input; the run's inputs must be recorded (an OTLP/JSON
+    import has none). Exit 0 when the re-run is answer-ready, 1 when it failed, 2 when
+    the input cannot be read or the edit cannot be run.
     """
     from tracetui.replay.edit import current_value, parse_value
     from tracetui.replay.pointer import EditError
@@ -584,8 +589,9 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
     try:
         for item in sets:
             path, sep, text = item.partition("=")
-            if not sep:
-                raise EditError(f"--set takes PATH=VALUE, got {item!r}")
+            if not sep or not path:
+                raise EditError(f"--set takes PATH=VALUE, a JSON Pointer such as /inputs/budgets/max_turns "
+                                f"and a value, got {item!r}")
             current, exists = current_value(run, path)
             edits.append((path, parse_value(current, text, exists=exists)))
         outcome = rerun(run, edits)
@@ -703,7 +709,10 @@ def regenerate_samples(directory: str | os.PathLike[str], responses_dir: Path | 
 @click.option("-f", "--follow", is_flag=True,
               help="Follow the files as they grow, as tail -f does: runs show as a writer appends them (F toggles).")
 def open_(trace_files, follow) -> None:
-    """Explore traces in the terminal. With no FILE, open a built-in demo of every scenario; - reads standard input."""
+    """Explore traces in the terminal. With no FILE, open a built-in demo of every scenario; - reads standard input.
+
+    A FILE may also be OTLP/JSON (OpenTelemetry GenAI or OpenInference spans), told apart by content.
+    """
     from tracetui.ui.app import run_app
 
     run_app(list(trace_files), follow=follow)

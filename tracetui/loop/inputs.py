@@ -136,7 +136,7 @@ def inputs_problem(inputs: Any) -> str | None:
         if not _whole(value, limit):
             return f"budgets.{key} must be a whole number from 0 to {limit:,} (got {_shown(value)})"
     if inputs.get("ablation", "complete") not in ABLATIONS:
-        return f"unknown ablation {inputs.get('ablation')!r}; choose from {', '.join(ABLATIONS)}"
+        return f"unknown ablation {_shown(inputs.get('ablation'))}; choose from {', '.join(ABLATIONS)}"
     if inputs.get("provider") not in ADAPTERS:
         return f"unknown provider {_shown(inputs.get('provider'))}; choose from {', '.join(sorted(ADAPTERS))}"
     if inputs.get("source", "scenario") == "scenario" and inputs.get("scenario") not in SCENARIOS:
