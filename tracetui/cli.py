@@ -232,13 +232,17 @@ def _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms
     from urllib.parse import urlsplit
 
     from tracetui.providers.gemini import model_problem
-    from tracetui.providers.http_transport import KEY_ENV, HttpTransport, is_loopback
+    from tracetui.providers.http_transport import KEY_ENV, HttpTransport, is_loopback, url_problem
+    from tracetui.trace.safe_text import printable
     from tracetui.providers.response_caps import ResponseCaps
     from tracetui.loop.live import LIVE_CONNECT_TIMEOUT_MS, TextEcho, http_inputs, run_http
 
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise click.BadParameter(f"{base_url!r} is not an http(s) URL", param_hint="--base-url")
+    if url_problem(base_url):
+        raise click.BadParameter(f"{printable(repr(base_url))} is not a URL a request can be sent to: "
+                                 f"{printable(url_problem(base_url))}", param_hint="--base-url")
     if parts.username or parts.password or parts.query or parts.fragment:
         raise click.BadParameter("no credentials, query or fragment in the URL: the key comes from the "
                                  "environment, and the URL is written to the trace", param_hint="--base-url")

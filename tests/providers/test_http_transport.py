@@ -141,12 +141,21 @@ def test_cli_live_stream_with_a_custom_key_variable(tmp_path):
     (["--base-url", "http://127.0.0.1:9"], {"OPENAI_API_KEY": KEY}, "--base-url needs --model"),
     (["--base-url", "http://u:p@127.0.0.1:9", "--model", "m"], {"OPENAI_API_KEY": KEY}, "no credentials"),
     (["--base-url", "ftp://x", "--model", "m"], {"OPENAI_API_KEY": KEY}, "not an http(s) URL"),
+    # a URL httpx cannot send to is refused in words, not a traceback from the first request
+    (["--base-url", "http://127.0.0.1:abc/v1", "--model", "m"], {"OPENAI_API_KEY": KEY}, "not a URL a request can be sent to"),
+    (["--base-url", "http://127.0.0.1:99999/v1", "--model", "m"], {"OPENAI_API_KEY": KEY}, "Port out of range"),
+    (["--base-url", "http://127.0.0.1:9/\x1b[2Jv1", "--model", "m"], {"OPENAI_API_KEY": KEY}, "non-printable"),
+    (["--provider", "gemini", "--base-url", "http://127.0.0.1:9", "--model", "gem\x1bini"], {"GEMINI_API_KEY": KEY},
+     "cannot contain control characters"),
+    (["--provider", "gemini", "--base-url", "http://127.0.0.1:9", "--model", "gem#ini"], {"GEMINI_API_KEY": KEY},
+     "cannot contain '#'"),
     ([], {}, "either --responses FILE or --base-url URL"),
 ])
 def test_cli_live_run_usage_errors(args, env, message):
     res = CliRunner().invoke(main, ["run", "--provider", "openai-chat", *args], env=env)
     assert res.exit_code == 2 if "set" not in message else res.exit_code == 1
     assert message in res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
 
 
 def test_cli_responses_with_live_only_options_is_refused(tmp_path):

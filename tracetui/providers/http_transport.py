@@ -78,6 +78,17 @@ def auth_headers(provider: str, api_key: str | None) -> dict[str, str]:
     return headers
 
 
+def url_problem(url: str) -> str | None:
+    """Why no request can be sent to ``url`` (a port that is no port, a control character), in words; None
+    when one can."""
+    try:
+        urlsplit(url).port  # noqa: B018 - raises for a port out of range or not a number
+        httpx.URL(url)
+    except (ValueError, httpx.InvalidURL) as exc:
+        return str(exc)
+    return None
+
+
 def is_loopback(url: str) -> bool:
     host = urlsplit(url).hostname or ""
     if host == "localhost":
