@@ -243,7 +243,7 @@ def _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms
     if url_problem(base_url):
         raise click.BadParameter(f"{printable(repr(base_url))} is not a URL a request can be sent to: "
                                  f"{printable(url_problem(base_url))}", param_hint="--base-url")
-    if parts.username or parts.password or parts.query or parts.fragment:
+    if parts.username or parts.password or "?" in base_url or "#" in base_url:  # an empty query too
         raise click.BadParameter("no credentials, query or fragment in the URL: the key comes from the "
                                  "environment, and the URL is written to the trace", param_hint="--base-url")
     if not model:

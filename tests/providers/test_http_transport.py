@@ -141,6 +141,9 @@ def test_cli_live_stream_with_a_custom_key_variable(tmp_path):
     (["--base-url", "http://127.0.0.1:9"], {"OPENAI_API_KEY": KEY}, "--base-url needs --model"),
     (["--base-url", "http://u:p@127.0.0.1:9", "--model", "m"], {"OPENAI_API_KEY": KEY}, "no credentials"),
     (["--base-url", "ftp://x", "--model", "m"], {"OPENAI_API_KEY": KEY}, "not an http(s) URL"),
+    # an empty query or fragment: the API path would follow the '?' (a request to /v1 with a query)
+    (["--base-url", "http://127.0.0.1:9/v1?", "--model", "m"], {"OPENAI_API_KEY": KEY}, "no credentials, query"),
+    (["--base-url", "http://127.0.0.1:9/v1#", "--model", "m"], {"OPENAI_API_KEY": KEY}, "no credentials, query"),
     # a URL httpx cannot send to is refused in words, not a traceback from the first request
     (["--base-url", "http://127.0.0.1:abc/v1", "--model", "m"], {"OPENAI_API_KEY": KEY}, "not a URL a request can be sent to"),
     (["--base-url", "http://127.0.0.1:99999/v1", "--model", "m"], {"OPENAI_API_KEY": KEY}, "Port out of range"),
