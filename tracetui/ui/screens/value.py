@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import Label, Log
 
+from tracetui.trace.redact import redact_value
 from tracetui.trace.safe_text import printable
 
 #: the longest line drawn; longer lines continue on the next ones
@@ -22,7 +23,15 @@ LINE_CHARS = 2_000
 
 
 def value_lines(value: Any) -> Iterator[str]:
-    """``value`` as indented JSON, in lines of at most LINE_CHARS characters, safe to print."""
+    """``value`` as indented JSON, in lines of at most LINE_CHARS characters, safe to print.
+
+    The value is redacted whole first, as the file would hold it: a line or a piece of one
+    cannot tell an object under a credential key, nor a secret cut at a piece's edge.
+    """
+    try:
+        value = redact_value(value)
+    except TypeError:
+        pass
     try:
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2, default=repr).decode()
     except TypeError:
