@@ -39,6 +39,13 @@ def printable(text: str, keep_newlines: bool = False) -> str:
     return text.replace("\t", "    ")
 
 
+def escape_controls(text: str) -> str:
+    """One line of text already redacted whole (a piece of a redacted value): only its control characters
+    made visible escapes, as :func:`printable` does. Redacting each piece again would cost as much as
+    redacting the whole, once per piece."""
+    return _UNSAFE.sub(_escape, text).replace("\t", "    ")
+
+
 def has_control(text: str) -> bool:
     """Whether text holds a character a terminal acts on (ESC, CR, C1, bidi controls; tabs and newlines aside)."""
     return _UNSAFE.search(text) is not None
