@@ -293,6 +293,20 @@ def test_unopenable_paths_exit_2_with_a_message(tmp_path, capsys, content, messa
     assert err.startswith("error: ") and message in err and "Traceback" not in err
 
 
+def test_open_dash_at_a_terminal_exits_2_with_a_message(monkeypatch, capsys):
+    """Standard input is the terminal the explorer reads its keys from: reading a trace there waited for ever,
+    stole keys, and ended in 'Fatal Python error' (the spool thread held stdin's lock at exit)."""
+    import tracetui.ui.app as app_module
+
+    monkeypatch.setattr(app_module.os, "isatty", lambda fd: fd == 0)
+    monkeypatch.setattr(app_module.TraceApp, "run", lambda self: pytest.fail("the explorer started"))
+    with pytest.raises(SystemExit) as exc:
+        run_app(["-"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: -: standard input is this terminal") and "cat FILE | tracetui open -" in err
+
+
 async def test_file_without_runs_exits_2_listing_bad_lines(tmp_path, capsys):
     path = write_lines(tmp_path / "garbage.jsonl", [b"garbage", b'{"x": 1}'])
     app = TraceApp(open_source([path]))
