@@ -69,6 +69,17 @@ def test_check_exit_2_when_unreadable(cli, tmp_path, make, message):
     assert r.exit_code == 2 and message in r.output
 
 
+@pytest.mark.parametrize("args, message", [
+    (["explain", "-"], "explain prints replay commands that name the trace: give a file, not -"),
+    (["export", "-", "-o", "spans.jsonl"], "export reads the trace whole: give a file, not -"),
+])
+def test_commands_that_read_a_trace_whole_say_so_for_standard_input(root, args, message):
+    """They answered '-: no such file' while check, replay and open read standard input."""
+    trace = (root / "sample_traces" / "scenarios.jsonl").read_bytes()
+    r = CliRunner().invoke(main, args, input=trace)
+    assert r.exit_code == 2 and message in r.output
+
+
 def test_check_reports_bad_lines_and_still_reads_good_runs(cli, root, tmp_path):
     good = (root / "sample_traces" / "fault-429.jsonl").read_bytes().splitlines()
     bad = tmp_path / "bad.jsonl"

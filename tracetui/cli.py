@@ -505,6 +505,8 @@ def explain_(trace_file, run_id, as_json, limit) -> None:
     from tracetui.otel.detect import read_any
     from tracetui.trace.safe_text import printable, printable_json
 
+    if trace_file == "-":
+        raise click.UsageError("explain prints replay commands that name the trace: give a file, not -")
     try:
         trace = read_any(trace_file)
     except TraceReadError as exc:
@@ -749,6 +751,9 @@ def export(trace_file, run_ids, output, endpoint, headers, content, start, timeo
 
     if (output is None) == (endpoint is None):
         raise click.UsageError("give either -o FILE or --endpoint URL")
+    if trace_file == "-":
+        raise click.UsageError("export reads the trace whole: give a file, not - (standard input is read by "
+                               "check, replay and open)")
     if headers and not endpoint:
         raise click.UsageError("--header only applies with --endpoint")
     if output and output != "-" and same_file(output, trace_file):
