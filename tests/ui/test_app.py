@@ -152,6 +152,22 @@ async def test_text_status_lane_filters_and_sort(demo):
         assert "by id" in screen_text(app)
 
 
+async def test_a_filter_that_leaves_no_run_leaves_no_run_title(demo):
+    """The run pane's title named the last run shown above 'no run selected'."""
+    app = TraceApp(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.screen.query_one("#run-pane")
+        assert str(pane.border_title).startswith("run ")
+        await pilot.press("slash", *"zzzy")
+        await pilot.pause()
+        assert app.screen.query_one(RunList).current is None
+        assert not str(pane.border_title or "").startswith("run "), pane.border_title
+        await pilot.press("escape")
+        await pilot.pause()
+        assert str(pane.border_title).startswith("run ")
+
+
 async def test_clicking_a_lane_bar_filters(demo):
     app = TraceApp(demo)
     async with app.run_test(size=SIZE) as pilot:
