@@ -47,8 +47,9 @@ from tracetui.trace.limits import too_deep
 KEY_ENV = {"openai-responses": "OPENAI_API_KEY", "openai-chat": "OPENAI_API_KEY",
            "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
 #: response headers worth a trace: retry advice, request ids, rate-limit state; never cookies or auth.
-#: ``date`` lets a Retry-After given as a date be measured against the server's own clock.
-KEPT = ("retry-after", "retry-after-ms", "x-should-retry", "x-request-id", "request-id", "content-type",
+#: ``date`` lets a Retry-After given as a date be measured against the server's own clock; ``location``
+#: says where a redirect, never followed, pointed.
+KEPT = ("retry-after", "retry-after-ms", "x-should-retry", "x-request-id", "request-id", "content-type", "location",
         "openai-processing-ms", "anthropic-ratelimit-requests-remaining", "date", "x-ratelimit-remaining-requests",
         "x-ratelimit-remaining-tokens", "x-ratelimit-reset-requests", "anthropic-ratelimit-tokens-remaining")
 REDACTED = TEXT_MARKER
