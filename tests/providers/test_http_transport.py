@@ -1,6 +1,8 @@
 """The HTTP transport over a real socket, and the `tracetui run --base-url` command around it."""
 from __future__ import annotations
 
+import json
+
 import orjson
 import pytest
 from click.testing import CliRunner
@@ -166,6 +168,18 @@ def test_cli_responses_with_live_only_options_is_refused(tmp_path):
     f.write_text("[{}]")
     res = CliRunner().invoke(main, ["run", "--responses", str(f), "--stream"])
     assert res.exit_code == 2 and "--stream only apply with --base-url" in res.output
+
+
+def test_a_json_body_behind_a_byte_order_mark_is_read_as_json():
+    """httpx's response.json(), and so each SDK, reads past a UTF-8 BOM; the run called the body 'not JSON'."""
+    body = {"object": "chat.completion", "choices": []}
+    with ScriptedServer([Reply(body="\ufeff" + json.dumps(body), headers={"content-type": "application/json"})]) as server:
+        transport = HttpTransport("openai-chat", KEY, trust_env=False)
+        try:
+            exchange = transport.send(HttpRequest("POST", server.url + "/v1/chat/completions", {}, {}, 2000))
+        finally:
+            transport.close()
+    assert exchange.body == body
 
 
 @pytest.mark.parametrize("placeholder", ["x", "EMPTY", "ollama"])

@@ -41,6 +41,7 @@ from tracetui.providers.header_deadline import HeaderDeadline, bound_header_read
 from tracetui.providers.response_caps import DecodedBody, ResponseCaps, TooLarge, bytes_words
 from tracetui.providers.stream import EventFolder
 from tracetui.providers.sse import SSEParser
+from tracetui.trace.format import BOM
 from tracetui.trace.redact import TEXT_MARKER, KnownSecret, StreamRedactor, redact_events
 from tracetui.trace.limits import too_deep
 
@@ -315,9 +316,10 @@ def _too_large(status: int | None, headers: dict[str, str], latency_ms: int, rea
 
 
 def _decode(data: bytes) -> Any:
-    """The body as JSON when it is JSON a trace can hold, else as text (an HTML error page stays readable)."""
+    """The body as JSON when it is JSON a trace can hold, else as text (an HTML error page stays readable).
+    A leading byte-order mark is read past, as httpx's ``response.json()`` (and so each SDK) reads it."""
     try:
-        value = orjson.loads(data)
+        value = orjson.loads(data[len(BOM):] if data.startswith(BOM) else data)
     except orjson.JSONDecodeError:
         return data.decode("utf-8", errors="replace")
     return data.decode("utf-8", errors="replace") if too_deep(value) else value
