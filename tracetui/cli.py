@@ -616,6 +616,13 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
         click.echo("after   " + printable(_verdict_line(outcome.after)))
         if identical:
             click.echo("the re-run reproduces the original byte for byte")
+        elif not outcome.changes:  # say what does differ, not "0 event(s) differ:" and nothing
+            parts = [name for name, a, b in (("run line (its inputs, trace version or producer)", run.run,
+                                              outcome.replayed.run),
+                                             ("summary", run.summary, outcome.replayed.summary))
+                     if a is None or b is None or encode_record(a) != encode_record(b)]
+            click.echo("no event differs; only the " + " and the ".join(parts) + (" differ" if len(parts) > 1
+                                                                                   else " differs"))
         else:
             click.echo(f"{len(outcome.changes)} event(s) differ:")
             for c in outcome.changes:
