@@ -586,6 +586,11 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
         click.echo(printable(f"error: -o {output} is the input trace; the original is never modified: "
                              f"choose another file"), err=True)
         sys.exit(2)
+    from tracetui.trace.reader import record_warning
+
+    newer = record_warning(run.run) if isinstance(run.run, dict) else None
+    if newer:  # as check lists it: the re-run reads the run as this version's format
+        click.echo(printable(f"warning: {newer}"), err=True)
     edits = []
     try:
         for item in sets:
