@@ -476,6 +476,8 @@ class _trace_input:
             return self.name
         from tracetui.trace.spool import Spool
 
+        if sys.stdin is None:  # started with standard input closed (<&-)
+            raise TraceReadError("-: standard input is closed; pipe a trace into it")
         self.spool = Spool(getattr(sys.stdin, "buffer", sys.stdin))
         return self.spool
 
