@@ -51,7 +51,15 @@ def has_control(text: str) -> bool:
     return _UNSAFE.search(text) is not None
 
 
+#: characters of a text read before it is cut to a width: redaction reads every character it is given (a
+#: second for a 15 MB string), and a secret that starts within the width yet is longer than this is longer
+#: than any shape listed (a private key block is about 3 KB)
+ONE_LINE_MARGIN = 4096
+
+
 def one_line(text: str, width: int | None = None) -> str:
+    if width is not None and len(text) > width + ONE_LINE_MARGIN:
+        text = text[:width + ONE_LINE_MARGIN]  # what is never shown is not redacted either
     text = printable(text)
     if width is not None and len(text) > width:
         return text[: max(0, width - 1)] + "…"
