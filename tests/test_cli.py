@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import orjson
 import pytest
@@ -67,6 +69,25 @@ def file_with(content: bytes):
 def test_check_exit_2_when_unreadable(cli, tmp_path, make, message):
     r = cli("check", make(tmp_path))
     assert r.exit_code == 2 and message in r.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["explain", "-"], "explain prints replay commands that name the trace: give a file, not -"),
+    (["export", "-", "-o", "spans.jsonl"], "export reads the trace whole: give a file, not -"),
+])
+def test_commands_that_read_a_trace_whole_say_so_for_standard_input(root, args, message):
+    """They answered '-: no such file' while check, replay and open read standard input."""
+    trace = (root / "sample_traces" / "scenarios.jsonl").read_bytes()
+    r = CliRunner().invoke(main, args, input=trace)
+    assert r.exit_code == 2 and message in r.output
+
+
+@pytest.mark.parametrize("args", ["check -", "replay - --run single"])
+def test_a_closed_standard_input_is_an_error_in_words(args):
+    """Started with standard input closed (<&-), sys.stdin is None: it ended in an AttributeError traceback."""
+    r = subprocess.run(["sh", "-c", f"'{sys.executable}' -m tracetui {args} <&-"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2 and "standard input is closed" in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
 def test_check_reports_bad_lines_and_still_reads_good_runs(cli, root, tmp_path):

@@ -52,6 +52,15 @@ def test_a_name_taken_between_the_check_and_the_write_is_never_overwritten(tmp_p
     assert written.name == "t.single.edited-2.jsonl"
 
 
+def test_a_run_read_from_standard_input_is_written_under_a_name_a_shell_can_pass(tmp_path, monkeypatch):
+    """``w`` after ``open -`` wrote '-.single.jsonl', which every command then took for an option."""
+    monkeypatch.chdir(tmp_path)
+    written = save_records(records_of(), "-", "single", edited=False)
+    assert written.name == "stdin.single.jsonl" and (tmp_path / "stdin.single.jsonl").exists()
+    res = CliRunner().invoke(main, ["check", written.name])
+    assert "single  answer_ready" in res.output, res.output
+
+
 def test_exclusive_writes_refuse_any_existing_name(tmp_path):
     existing = tmp_path / "x.jsonl"
     existing.write_bytes(b"keep\n")

@@ -157,6 +157,18 @@ def test_the_original_file_is_never_modified(root, tmp_path):
     assert read_trace(out).runs["cross_tenant"].verdict()["ready"]
 
 
+def test_a_replay_of_a_newer_trace_warns_and_says_what_differs(root, tmp_path):
+    """A trace written by another version (here a newer trace_version) re-runs to the same events: the
+    output said '0 event(s) differ:' and nothing more."""
+    src = tmp_path / "other.jsonl"
+    src.write_bytes((root / "sample_traces" / "fault-429.jsonl").read_bytes().replace(
+        b'"trace_version":1', b'"trace_version":999', 1))
+    r = CliRunner().invoke(main, ["replay", str(src), "--run", "single-fault-429"])
+    assert "0 event(s) differ" not in r.output
+    assert "warning: trace_version 999 is newer than 1" in r.output  # as check says it
+    assert "no event differs; only the run line (its inputs, trace version or producer) differs" in r.output
+
+
 def test_cli_replay_json_and_errors(root):
     src = str(root / "sample_traces" / "scenarios.jsonl")
     r = CliRunner().invoke(main, ["replay", src, "--run", "single", "--json"])

@@ -138,3 +138,19 @@ def test_json_lines_written_to_a_terminal_hold_no_raw_control(tmp_path, command)
     for line in text.splitlines():
         assert orjson.loads(line)
     assert "\\u009b31m" in text and "\\u202eevil" in text  # the same JSON values, escaped
+
+
+def test_a_line_cut_to_a_width_redacts_only_what_it_can_show(monkeypatch):
+    """A tree row or a title of a 15 MB string redacted all of it (1.3 s per row) to show 29 characters."""
+    from tracetui.trace import safe_text
+
+    seen: list[int] = []
+    real = safe_text.redact_text
+
+    def counting(text):
+        seen.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(safe_text, "redact_text", counting)
+    shown = safe_text.one_line(f"key {SECRET} " + "A" * 2_000_000 + HOSTILE, 80)
+    assert max(seen) < 10_000 and clean(shown) and "<redacted>" in shown and len(shown) <= 80

@@ -232,14 +232,18 @@ def _run_live(base_url, provider, model, stream, prompt, api_key_env, timeout_ms
     from urllib.parse import urlsplit
 
     from tracetui.providers.gemini import model_problem
-    from tracetui.providers.http_transport import KEY_ENV, HttpTransport, is_loopback
+    from tracetui.providers.http_transport import KEY_ENV, HttpTransport, is_loopback, url_problem
+    from tracetui.trace.safe_text import printable
     from tracetui.providers.response_caps import ResponseCaps
     from tracetui.loop.live import LIVE_CONNECT_TIMEOUT_MS, TextEcho, http_inputs, run_http
 
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise click.BadParameter(f"{base_url!r} is not an http(s) URL", param_hint="--base-url")
-    if parts.username or parts.password or parts.query or parts.fragment:
+    if url_problem(base_url):
+        raise click.BadParameter(f"{printable(repr(base_url))} is not a URL a request can be sent to: "
+                                 f"{printable(url_problem(base_url))}", param_hint="--base-url")
+    if parts.username or parts.password or "?" in base_url or "#" in base_url:  # an empty query too
         raise click.BadParameter("no credentials, query or fragment in the URL: the key comes from the "
                                  "environment, and the URL is written to the trace", param_hint="--base-url")
     if not model:
@@ -472,6 +476,8 @@ class _trace_input:
             return self.name
         from tracetui.trace.spool import Spool
 
+        if sys.stdin is None:  # started with standard input closed (<&-)
+            raise TraceReadError("-: standard input is closed; pipe a trace into it")
         self.spool = Spool(getattr(sys.stdin, "buffer", sys.stdin))
         return self.spool
 
@@ -504,6 +510,8 @@ def explain_(trace_file, run_id, as_json, limit) -> None:
     from tracetui.otel.detect import read_any
     from tracetui.trace.safe_text import printable, printable_json
 
+    if trace_file == "-":
+        raise click.UsageError("explain prints replay commands that name the trace: give a file, not -")
     try:
         trace = read_any(trace_file)
     except TraceReadError as exc:
@@ -585,6 +593,11 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
         click.echo(printable(f"error: -o {output} is the input trace; the original is never modified: "
                              f"choose another file"), err=True)
         sys.exit(2)
+    from tracetui.trace.reader import record_warning
+
+    newer = record_warning(run.run) if isinstance(run.run, dict) else None
+    if newer:  # as check lists it: the re-run reads the run as this version's format
+        click.echo(printable(f"warning: {newer}"), err=True)
     edits = []
     try:
         for item in sets:
@@ -616,6 +629,13 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
         click.echo("after   " + printable(_verdict_line(outcome.after)))
         if identical:
             click.echo("the re-run reproduces the original byte for byte")
+        elif not outcome.changes:  # say what does differ, not "0 event(s) differ:" and nothing
+            parts = [name for name, a, b in (("run line (its inputs, trace version or producer)", run.run,
+                                              outcome.replayed.run),
+                                             ("summary", run.summary, outcome.replayed.summary))
+                     if a is None or b is None or encode_record(a) != encode_record(b)]
+            click.echo("no event differs; only the " + " and the ".join(parts) + (" differ" if len(parts) > 1
+                                                                                   else " differs"))
         else:
             click.echo(f"{len(outcome.changes)} event(s) differ:")
             for c in outcome.changes:
@@ -754,6 +774,9 @@ def export(trace_file, run_ids, output, endpoint, headers, content, start, timeo
 
     if (output is None) == (endpoint is None):
         raise click.UsageError("give either -o FILE or --endpoint URL")
+    if trace_file == "-":
+        raise click.UsageError("export reads the trace whole: give a file, not - (standard input is read by "
+                               "check, replay and open)")
     if headers and not endpoint:
         raise click.UsageError("--header only applies with --endpoint")
     if output and output != "-" and same_file(output, trace_file):

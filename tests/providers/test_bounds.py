@@ -248,6 +248,22 @@ def test_content_codings_are_undone_as_httpx_does_and_within_the_cap(encoding, e
                 body.feed(bomb[i:i + 65536])
 
 
+@pytest.mark.parametrize("provider", ["openai-chat", "gemini"])
+def test_a_redirect_says_it_was_never_followed_and_where_it_pointed(tmp_path, provider):
+    """An http:// base URL that the API answers with a redirect to https:// said only 'HTTP 301; not retryable'."""
+    target = "https://api.example.invalid/v1/chat/completions"
+    with ScriptedServer([Reply(301, "moved", {"location": target})]) as server:
+        out = tmp_path / "live.jsonl"
+        res = CliRunner().invoke(main, ["run", "--provider", provider, "--base-url", server.url, "--model", "m",
+                                        "--seed", "0", "-o", str(out)], env={"OPENAI_API_KEY": KEY, "GEMINI_API_KEY": KEY})
+        asked = len(server.requests)
+    assert asked == 1 and res.exit_code == 1
+    assert f"HTTP 301; not followed: a redirect is never followed, the key would go with it: the server points to " \
+           f"{target}" in res.output
+    run = orjson.loads(out.read_bytes().splitlines()[0])
+    assert run["inputs"]["responses"][0]["headers"]["location"] == target
+
+
 def test_a_redirect_is_recorded_never_followed():
     """A 3xx is the server's answer, as recorded; following it could send the key somewhere else."""
     with ScriptedServer([Reply(307, {"error": {"message": "moved"}}, {"location": "http://127.0.0.1:9/elsewhere"}),

@@ -1,6 +1,8 @@
 """The HTTP transport over a real socket, and the `tracetui run --base-url` command around it."""
 from __future__ import annotations
 
+import json
+
 import orjson
 import pytest
 from click.testing import CliRunner
@@ -141,12 +143,24 @@ def test_cli_live_stream_with_a_custom_key_variable(tmp_path):
     (["--base-url", "http://127.0.0.1:9"], {"OPENAI_API_KEY": KEY}, "--base-url needs --model"),
     (["--base-url", "http://u:p@127.0.0.1:9", "--model", "m"], {"OPENAI_API_KEY": KEY}, "no credentials"),
     (["--base-url", "ftp://x", "--model", "m"], {"OPENAI_API_KEY": KEY}, "not an http(s) URL"),
+    # an empty query or fragment: the API path would follow the '?' (a request to /v1 with a query)
+    (["--base-url", "http://127.0.0.1:9/v1?", "--model", "m"], {"OPENAI_API_KEY": KEY}, "no credentials, query"),
+    (["--base-url", "http://127.0.0.1:9/v1#", "--model", "m"], {"OPENAI_API_KEY": KEY}, "no credentials, query"),
+    # a URL httpx cannot send to is refused in words, not a traceback from the first request
+    (["--base-url", "http://127.0.0.1:abc/v1", "--model", "m"], {"OPENAI_API_KEY": KEY}, "not a URL a request can be sent to"),
+    (["--base-url", "http://127.0.0.1:99999/v1", "--model", "m"], {"OPENAI_API_KEY": KEY}, "Port out of range"),
+    (["--base-url", "http://127.0.0.1:9/\x1b[2Jv1", "--model", "m"], {"OPENAI_API_KEY": KEY}, "non-printable"),
+    (["--provider", "gemini", "--base-url", "http://127.0.0.1:9", "--model", "gem\x1bini"], {"GEMINI_API_KEY": KEY},
+     "cannot contain control characters"),
+    (["--provider", "gemini", "--base-url", "http://127.0.0.1:9", "--model", "gem#ini"], {"GEMINI_API_KEY": KEY},
+     "cannot contain '#'"),
     ([], {}, "either --responses FILE or --base-url URL"),
 ])
 def test_cli_live_run_usage_errors(args, env, message):
     res = CliRunner().invoke(main, ["run", "--provider", "openai-chat", *args], env=env)
     assert res.exit_code == 2 if "set" not in message else res.exit_code == 1
     assert message in res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
 
 
 def test_cli_responses_with_live_only_options_is_refused(tmp_path):
@@ -154,6 +168,18 @@ def test_cli_responses_with_live_only_options_is_refused(tmp_path):
     f.write_text("[{}]")
     res = CliRunner().invoke(main, ["run", "--responses", str(f), "--stream"])
     assert res.exit_code == 2 and "--stream only apply with --base-url" in res.output
+
+
+def test_a_json_body_behind_a_byte_order_mark_is_read_as_json():
+    """httpx's response.json(), and so each SDK, reads past a UTF-8 BOM; the run called the body 'not JSON'."""
+    body = {"object": "chat.completion", "choices": []}
+    with ScriptedServer([Reply(body="\ufeff" + json.dumps(body), headers={"content-type": "application/json"})]) as server:
+        transport = HttpTransport("openai-chat", KEY, trust_env=False)
+        try:
+            exchange = transport.send(HttpRequest("POST", server.url + "/v1/chat/completions", {}, {}, 2000))
+        finally:
+            transport.close()
+    assert exchange.body == body
 
 
 @pytest.mark.parametrize("placeholder", ["x", "EMPTY", "ollama"])

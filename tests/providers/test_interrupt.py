@@ -27,9 +27,16 @@ BOUND = 20.0  # seconds any wait in this file may take before the test fails
 def start(server, tmp_path, *flags):
     out = tmp_path / "live.jsonl"
     env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "tracetui", "run", "--provider", "openai-chat", "--base-url",
-                             server.url + "/v1", "--model", "m", "--seed", "3", "-o", str(out), *flags],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # A shell without job control starts background jobs with SIGINT ignored, and a child keeps a signal
+    # ignored across exec (so the run would rightly ignore Ctrl-C). Catching it here while the child is
+    # started gives the child the default, as a terminal's foreground job has it.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "tracetui", "run", "--provider", "openai-chat", "--base-url",
+                                 server.url + "/v1", "--model", "m", "--seed", "3", "-o", str(out), *flags],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     return proc, out
 
 

@@ -79,3 +79,15 @@ def test_the_cli_never_prints_or_writes_an_echoed_key(monkeypatch, tmp_path):
         for form in FORMS.values():
             assert form not in blob and form.lower() not in blob.lower()
     assert http_transport.MIN_SECRET_CHARS <= len(KEY)
+
+
+def test_the_docs_say_how_short_a_key_is_not_searched_for():
+    """A key under MIN_SECRET_CHARS echoed by a server is recorded as sent: the README and the format say so."""
+    from pathlib import Path
+
+    from tracetui.providers.http_transport import MIN_SECRET_CHARS
+
+    root = Path(__file__).resolve().parents[2]
+    assert f"A key shorter than {MIN_SECRET_CHARS} characters is not searched for" in \
+        " ".join((root / "docs" / "trace-format.md").read_text().split())
+    assert f"of {MIN_SECRET_CHARS} characters or more" in " ".join((root / "README.md").read_text().split())

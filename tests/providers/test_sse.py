@@ -31,6 +31,15 @@ def test_a_crlf_split_across_chunks_ends_one_line_not_two():
     assert events == [{"a": 1}]
 
 
+def test_a_crlf_split_by_a_chunk_that_decodes_to_nothing_still_ends_one_line():
+    """A gzip stream can hand over a chunk that inflates to no bytes (a flush block) between the CR and the LF."""
+    raw = b'data: {"a":\r\ndata: 1}\r\n\r\n'
+    cut = raw.index(b"\n")
+    parser = SSEParser()
+    events = parser.feed(raw[:cut]) + parser.feed(b"") + parser.feed(raw[cut:]) + parser.close()
+    assert events == [{"a": 1}]
+
+
 def test_a_leading_byte_order_mark_is_dropped():
     assert parse("\ufeffdata: {\"x\": 1}\n\n".encode(), 1) == [{"x": 1}]
 

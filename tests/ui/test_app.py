@@ -152,6 +152,22 @@ async def test_text_status_lane_filters_and_sort(demo):
         assert "by id" in screen_text(app)
 
 
+async def test_a_filter_that_leaves_no_run_leaves_no_run_title(demo):
+    """The run pane's title named the last run shown above 'no run selected'."""
+    app = TraceApp(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        pane = app.screen.query_one("#run-pane")
+        assert str(pane.border_title).startswith("run ")
+        await pilot.press("slash", *"zzzy")
+        await pilot.pause()
+        assert app.screen.query_one(RunList).current is None
+        assert not str(pane.border_title or "").startswith("run "), pane.border_title
+        await pilot.press("escape")
+        await pilot.pause()
+        assert str(pane.border_title).startswith("run ")
+
+
 async def test_clicking_a_lane_bar_filters(demo):
     app = TraceApp(demo)
     async with app.run_test(size=SIZE) as pilot:
@@ -291,6 +307,20 @@ def test_unopenable_paths_exit_2_with_a_message(tmp_path, capsys, content, messa
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and "Traceback" not in err
+
+
+def test_open_dash_at_a_terminal_exits_2_with_a_message(monkeypatch, capsys):
+    """Standard input is the terminal the explorer reads its keys from: reading a trace there waited for ever,
+    stole keys, and ended in 'Fatal Python error' (the spool thread held stdin's lock at exit)."""
+    import tracetui.ui.app as app_module
+
+    monkeypatch.setattr(app_module.os, "isatty", lambda fd: fd == 0)
+    monkeypatch.setattr(app_module.TraceApp, "run", lambda self: pytest.fail("the explorer started"))
+    with pytest.raises(SystemExit) as exc:
+        run_app(["-"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: -: standard input is this terminal") and "cat FILE | tracetui open -" in err
 
 
 async def test_file_without_runs_exits_2_listing_bad_lines(tmp_path, capsys):

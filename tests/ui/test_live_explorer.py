@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import orjson
@@ -137,6 +138,29 @@ async def test_standard_input_opens_as_it_arrives(tmp_path):
         await settle(pilot, app)
         assert run_ids(app) == ["piped-1", "piped-2"]
         assert app.screen.query_one(HeaderBar).label == "-"
+
+
+def test_the_preview_of_a_huge_event_redacts_only_what_it_can_show(monkeypatch):
+    """Redaction reads every character it is given (seconds for a 15 MB body, on the UI thread): the preview
+    gives it the event with each string cut to what could be shown, and still redacts what it shows."""
+    from tracetui.ui.widgets import detail
+
+    redacted: list[int] = []
+    real = detail.redact_value
+
+    def counting(value):
+        redacted.append(len(orjson.dumps(value)))
+        return real(value)
+
+    monkeypatch.setattr(detail, "redact_value", counting)
+    secret = "ghp_Q7xT2mV9pL4kR8wZ1nB6cY3hJ5fD0gSaT3bk"
+    blob = "x" * (MAX_JSON_CHARS // 2) + f" {secret} " + "A" * 4_000_000
+    event = {"seq": 1, "lane": "http", "outcome": "ok", "summary": "s", "data": {"body": blob, "password": "hunter2x"}}
+    shown = detail.event_text(event, [event]).plain
+    assert redacted and max(redacted) < 10 * MAX_JSON_CHARS  # never the 4 MB
+    assert secret not in shown and "hunter2x" not in shown and "<redacted>" in shown
+    more = [int(n.replace(",", "")) for n in re.findall(r"… ([\d,]+) more characters", shown)]
+    assert more and min(more) > len(blob) - MAX_JSON_CHARS  # what is left is counted on the whole event
 
 
 async def test_a_huge_event_shows_a_bounded_preview_and_v_shows_it_whole(tmp_path):

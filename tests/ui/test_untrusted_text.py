@@ -200,6 +200,37 @@ async def test_the_explorer_never_shows_a_secret_the_file_would_redact(tmp_path,
             assert "<redacted>" in shown[1]
 
 
+async def test_the_whole_event_view_never_shows_a_secret_the_file_would_redact(tmp_path):
+    """``v`` draws an event in lines of at most LINE_CHARS characters: the value is redacted whole first, so an
+    object under a credential key is hidden as in the file, and a secret across a line's edge is caught whole."""
+    from textual.widgets import Log
+
+    from tracetui.ui.screens.value import LINE_CHARS, ValueScreen
+
+    records = failing_run("cross_tenant")
+    corpus = instances()
+    pad = "x" * (LINE_CHARS - 7 - 10)  # each note starts 7 characters into its line: its secret crosses the edge
+    records[1]["data"] = {"secret": {"value": "plain-nested-value"}, "notes": [f"{pad} {text}" for _, text, _ in corpus],
+                          "title": "\x1b]2;pwned\x07\u202e\x9b\ttab"}
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))  # as another tool might write it
+    app = TraceApp(open_source([str(path)]))
+    async with app.run_test(size=SIZE) as pilot:
+        await select_run(pilot, "cross_tenant")
+        app.screen.action_jump_to_step(records[1]["seq"])
+        await pilot.pause()
+        await pilot.press("v")
+        await pilot.pause()
+        assert isinstance(app.screen, ValueScreen)
+        shown = "".join(app.screen.query_one(Log).lines)  # a long line's parts joined again
+    assert "plain-nested-value" not in shown and "<redacted>" in shown
+    assert "pwned\\u0007\\u202e\\x9b\\ttab" in shown  # JSON escapes C0, the view escapes C1 and bidi
+    assert not any(c in shown for c in "\x1b\x07\u202e\x9b\t")
+    for name, _, secret in corpus:
+        left = [p for p in pieces(secret) if p in shown or orjson.dumps(p).decode()[1:-1] in shown]
+        assert not left, name
+
+
 async def test_the_inputs_tree_and_the_editor_never_show_a_value_under_a_credential_key(tmp_path):
     """A value's key decides, as in the file: a tree row or an editor shows the value without its key."""
     from textual.widgets import Tree

@@ -90,7 +90,7 @@ class StainlessPolicy:
             return Decision(False, why="not retried: the server said x-should-retry: false")
         if should == "true" or status in (408, 409, 429) or status >= 500:
             return self._wait(attempt, headers, rng)
-        return NOT_RETRIED
+        return _redirect(status, headers) or NOT_RETRIED
 
     def _wait(self, attempt: int, headers: Any, rng: random.Random) -> Decision:
         after, source = self.retry_after_s(headers)
@@ -157,7 +157,8 @@ class GeminiPolicy:
             return NOT_RETRIED
         if status in self.retryable_status:
             return self._wait(attempt, rng)
-        return Decision(False, why=f"not retried: google-genai retries only {', '.join(map(str, sorted(self.retryable_status)))}")
+        return _redirect(status, headers) or Decision(
+            False, why=f"not retried: google-genai retries only {', '.join(map(str, sorted(self.retryable_status)))}")
 
     def _wait(self, attempt: int, rng: random.Random) -> Decision:
         try:
@@ -178,6 +179,16 @@ POLICIES = {"openai-responses": OPENAI, "openai-chat": OPENAI, "anthropic": ANTH
 def policy_for(provider: str | None) -> StainlessPolicy | GeminiPolicy:
     """The retry policy of a provider's SDK (the Responses one for a provider this build does not know)."""
     return POLICIES.get(provider or "openai-responses", OPENAI)
+
+
+def _redirect(status: int, headers: Any) -> Decision | None:
+    """A 3xx is never followed (the API key would go with the request) nor retried: say so, and where it points
+    (an ``http://`` base URL answered with a redirect to ``https://``, say)."""
+    if not 300 <= status < 400:
+        return None
+    where = _header(headers, "location")
+    shown = "" if not where else f": the server points to {where[:200]}{'…' if len(where) > 200 else ''}"
+    return Decision(False, why=f"not followed: a redirect is never followed, the key would go with it{shown}")
 
 
 def _is_status(status: Any) -> bool:

@@ -43,9 +43,11 @@ def resource_name(model: str) -> str:
 
 def model_problem(model: str) -> str | None:
     """Why google-genai would refuse this model name in a URL path, in words; None when it would not."""
-    for bad in ("..", "?", "&"):
+    for bad in ("..", "?", "&", "#"):
         if bad in model:
             return f"a Gemini model name cannot contain {bad!r} (it would change the request path)"
+    if not model.isprintable():
+        return "a Gemini model name cannot contain control characters (no URL can hold them)"
     return None
 
 

@@ -41,14 +41,16 @@ from tracetui.providers.header_deadline import HeaderDeadline, bound_header_read
 from tracetui.providers.response_caps import DecodedBody, ResponseCaps, TooLarge, bytes_words
 from tracetui.providers.stream import EventFolder
 from tracetui.providers.sse import SSEParser
+from tracetui.trace.format import BOM
 from tracetui.trace.redact import TEXT_MARKER, KnownSecret, StreamRedactor, redact_events
 from tracetui.trace.limits import too_deep
 
 KEY_ENV = {"openai-responses": "OPENAI_API_KEY", "openai-chat": "OPENAI_API_KEY",
            "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
 #: response headers worth a trace: retry advice, request ids, rate-limit state; never cookies or auth.
-#: ``date`` lets a Retry-After given as a date be measured against the server's own clock.
-KEPT = ("retry-after", "retry-after-ms", "x-should-retry", "x-request-id", "request-id", "content-type",
+#: ``date`` lets a Retry-After given as a date be measured against the server's own clock; ``location``
+#: says where a redirect, never followed, pointed.
+KEPT = ("retry-after", "retry-after-ms", "x-should-retry", "x-request-id", "request-id", "content-type", "location",
         "openai-processing-ms", "anthropic-ratelimit-requests-remaining", "date", "x-ratelimit-remaining-requests",
         "x-ratelimit-remaining-tokens", "x-ratelimit-reset-requests", "anthropic-ratelimit-tokens-remaining")
 REDACTED = TEXT_MARKER
@@ -76,6 +78,17 @@ def auth_headers(provider: str, api_key: str | None) -> dict[str, str]:
         else:
             headers["authorization"] = f"Bearer {api_key}"
     return headers
+
+
+def url_problem(url: str) -> str | None:
+    """Why no request can be sent to ``url`` (a port that is no port, a control character), in words; None
+    when one can."""
+    try:
+        urlsplit(url).port  # noqa: B018 - raises for a port out of range or not a number
+        httpx.URL(url)
+    except (ValueError, httpx.InvalidURL) as exc:
+        return str(exc)
+    return None
 
 
 def is_loopback(url: str) -> bool:
@@ -303,9 +316,10 @@ def _too_large(status: int | None, headers: dict[str, str], latency_ms: int, rea
 
 
 def _decode(data: bytes) -> Any:
-    """The body as JSON when it is JSON a trace can hold, else as text (an HTML error page stays readable)."""
+    """The body as JSON when it is JSON a trace can hold, else as text (an HTML error page stays readable).
+    A leading byte-order mark is read past, as httpx's ``response.json()`` (and so each SDK) reads it."""
     try:
-        value = orjson.loads(data)
+        value = orjson.loads(data[len(BOM):] if data.startswith(BOM) else data)
     except orjson.JSONDecodeError:
         return data.decode("utf-8", errors="replace")
     return data.decode("utf-8", errors="replace") if too_deep(value) else value

@@ -61,7 +61,9 @@ class SSEParser:
         return events
 
     def _text(self, text: str) -> list[dict[str, Any]]:
-        if not self._started and text:
+        if not text:  # a chunk that decoded to nothing (half a character, a gzip flush block) changes nothing
+            return []
+        if not self._started:
             self._started = True
             if text.startswith(_BOM):
                 text = text[1:]

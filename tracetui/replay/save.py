@@ -22,9 +22,10 @@ def candidate_paths(original: str | None, run_id: str, directory: str | None = N
     """New file names for a run: beside the original, ``STEM.RUN.edited.jsonl``, then ``…edited-2``…
 
     A run written as it was recorded is ``STEM.RUN.jsonl`` (it is not edited, and its
-    name must not say so).
+    name must not say so). A run read from standard input (``-``) is ``stdin.RUN…`` in the
+    current folder: a name starting with ``-`` would read as an option to every command.
     """
-    stem = Path(original).stem if original else "tracetui-demo"
+    stem = "stdin" if original == "-" else Path(original).stem if original else "tracetui-demo"
     folder = Path(directory) if directory else (Path(original).parent if original else Path.cwd())
     safe_id = _UNSAFE.sub("_", run_id).strip("._")[:60] or "run"
     tag = ".edited" if edited else ""

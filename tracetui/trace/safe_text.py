@@ -39,12 +39,27 @@ def printable(text: str, keep_newlines: bool = False) -> str:
     return text.replace("\t", "    ")
 
 
+def escape_controls(text: str) -> str:
+    """One line of text already redacted whole (a piece of a redacted value): only its control characters
+    made visible escapes, as :func:`printable` does. Redacting each piece again would cost as much as
+    redacting the whole, once per piece."""
+    return _UNSAFE.sub(_escape, text).replace("\t", "    ")
+
+
 def has_control(text: str) -> bool:
     """Whether text holds a character a terminal acts on (ESC, CR, C1, bidi controls; tabs and newlines aside)."""
     return _UNSAFE.search(text) is not None
 
 
+#: characters of a text read before it is cut to a width: redaction reads every character it is given (a
+#: second for a 15 MB string), and a secret that starts within the width yet is longer than this is longer
+#: than any shape listed (a private key block is about 3 KB)
+ONE_LINE_MARGIN = 4096
+
+
 def one_line(text: str, width: int | None = None) -> str:
+    if width is not None and len(text) > width + ONE_LINE_MARGIN:
+        text = text[:width + ONE_LINE_MARGIN]  # what is never shown is not redacted either
     text = printable(text)
     if width is not None and len(text) > width:
         return text[: max(0, width - 1)] + "…"

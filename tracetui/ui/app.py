@@ -135,7 +135,10 @@ def _stdin_from_terminal() -> int:
 def run_app(paths: list[str], follow: bool = False) -> None:
     """Entry point of ``tracetui open``: a clear message and exit code 2 when nothing can be opened."""
     try:
-        stdin = _stdin_from_terminal() if "-" in paths and not os.isatty(0) else None
+        if "-" in paths and os.isatty(0):  # the explorer reads its keys there: it holds no trace
+            raise TraceReadError("-: standard input is this terminal, not a trace; pipe one in "
+                                 "(cat FILE | tracetui open -) or name the file")
+        stdin = _stdin_from_terminal() if "-" in paths else None
         source = open_paths(paths, follow=follow, stdin=stdin)
     except TraceReadError as exc:
         print(f"error: {printable(str(exc))}", file=sys.stderr)

@@ -180,7 +180,9 @@ class MainScreen(LiveSource, ReplayActions, ExplainActions, Screen):
         error = None
         self.shown = entry
         self.events = []
-        if entry is not None:
+        if entry is None:
+            self.query_one("#run-pane").border_title = ""  # no run: the last one's name must not stay
+        else:
             try:
                 self.events = list(self.source.load(entry).events)
             except TraceChanged as exc:  # the file changed on disk: say so, offer to reload

@@ -15,21 +15,31 @@ from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import Label, Log
 
-from tracetui.trace.safe_text import printable
+from tracetui.trace.redact import redact_value
+from tracetui.trace.safe_text import escape_controls, printable
 
 #: the longest line drawn; longer lines continue on the next ones
 LINE_CHARS = 2_000
 
 
 def value_lines(value: Any) -> Iterator[str]:
-    """``value`` as indented JSON, in lines of at most LINE_CHARS characters, safe to print."""
+    """``value`` as indented JSON, in lines of at most LINE_CHARS characters, safe to print.
+
+    The value is redacted whole first, as the file would hold it: a line or a piece of one
+    cannot tell an object under a credential key, nor a secret cut at a piece's edge.
+    """
+    show = escape_controls  # each piece of a value redacted whole needs only its controls escaped
+    try:
+        value = redact_value(value)
+    except TypeError:
+        show = printable
     try:
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2, default=repr).decode()
     except TypeError:
-        text = repr(value)
+        text, show = repr(value), printable
     for line in text.split("\n"):
         for start in range(0, max(1, len(line)), LINE_CHARS):
-            yield printable(line[start:start + LINE_CHARS])
+            yield show(line[start:start + LINE_CHARS])
 
 
 class ValueScreen(ModalScreen[None]):

@@ -18,6 +18,10 @@ from tracetui.ui.model import cell_icon, partners
 MAX_JSON_CHARS = 20_000
 #: the most of one text field (a summary) the pane shows
 MAX_TEXT_CHARS = 2_000
+#: strings longer than this are cut before a huge event is redacted for the preview: redaction reads every
+#: character (seconds for a 15 MB body), and past twice the preview nothing is shown, so a secret that
+#: crosses the preview's end is still redacted whole
+MAX_PREVIEW_STRING = 2 * MAX_JSON_CHARS
 OUTCOME_STYLE = {"ok": "green", "recovered": "#ffaf00", "failed": "bold red"}
 _json = JSONHighlighter()
 
@@ -31,17 +35,37 @@ def clipped(text: str, limit: int) -> str:
 
 def dumps(value: Any, indent: bool) -> str:
     """JSON for display, safe for the terminal and capped so a huge record stays responsive."""
+    option = orjson.OPT_INDENT_2 if indent else 0
+    try:
+        length = len(orjson.dumps(value, option=option, default=repr).decode())  # its length, never shown
+    except TypeError:
+        length = 0
+    if length > MAX_JSON_CHARS:
+        value = _cut_strings(value)
     try:
         value = redact_value(value)  # as the file would hold it, before it is cut
     except TypeError:
         pass
     try:
-        raw = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0, default=repr).decode()
+        raw = orjson.dumps(value, option=option, default=repr).decode()
     except TypeError:
         raw = repr(value)
+    length = max(length, len(raw))
     if len(raw) > MAX_JSON_CHARS:
-        raw = raw[:MAX_JSON_CHARS] + f"\n… {len(raw) - MAX_JSON_CHARS:,} more characters: v shows the whole event"
+        raw = raw[:MAX_JSON_CHARS] + f"\n… {length - MAX_JSON_CHARS:,} more characters: v shows the whole event"
     return printable(raw, keep_newlines=indent)
+
+
+def _cut_strings(value: Any) -> Any:
+    """``value`` with every string cut to MAX_PREVIEW_STRING characters (keys and structure kept, so
+    a credential key or an edit's path still decides as in the file)."""
+    if isinstance(value, str):
+        return value[:MAX_PREVIEW_STRING]
+    if isinstance(value, dict):
+        return {k: _cut_strings(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut_strings(v) for v in value]
+    return value
 
 
 def event_text(event: dict[str, Any], events: Sequence[dict[str, Any]], compact: bool = False) -> Text:
