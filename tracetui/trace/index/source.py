@@ -40,6 +40,7 @@ DEFAULT_CHUNK_BYTES = 4 * 1024 * 1024
 MAX_PROBLEMS_PER_FILE = 10_000
 #: How often a followed file is looked at for more lines, in seconds.
 POLL_SECONDS = 0.25
+_UNMADE = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,11 +280,13 @@ class IndexedSource:
         return f.lines.growing is not None and f.lines.growing()
 
     # -- the scanner's sink -----------------------------------------------------------------
-    def run_ended(self, scan: Scanner, r: int, summary: dict[str, Any]) -> None:
-        """A run's summary line, its last: publish the run (at the file's end when it needs its events)."""
+    def run_ended(self, scan: Scanner, r: int, summary: Any, entry: Any = _UNMADE) -> None:
+        """A run's summary line, its last: publish the run (at the file's end when it needs its events).
+        ``entry``: its row, when already made from the summary (None: it needs its events)."""
         f = self._files[scan.lines.source]
         runs = f.runs
-        entry = self._rows.from_summary(f, r, runs.names[r], summary)
+        if entry is _UNMADE:
+            entry = self._rows.from_summary(f, r, runs.names[r], summary)
         if runs.pub[r] >= 0:  # listed while it was being written: now it is complete
             f.grown.add(r)
             if entry is not None:
@@ -293,6 +296,20 @@ class IndexedSource:
             runs.pub[r] = len(self._entries) + len(self._unlisted)
             self._unlisted.append(entry)
             f.runs_found += 1
+
+    def runs_ended(self, scan: Scanner, rs: list[int], summaries: list[Any]) -> None:
+        """:meth:`run_ended` for the runs of a chunk linked in bulk, in order (summaries with attributes)."""
+        f = self._files[scan.lines.source]
+        pub = f.runs.pub
+        entries = self._rows.from_summaries(f, rs, summaries)
+        unlisted = self._unlisted
+        for r, summary, entry in zip(rs, summaries, entries):
+            if entry is None or pub[r] >= 0:
+                self.run_ended(scan, r, summary, entry)
+            else:
+                pub[r] = len(self._entries) + len(unlisted)
+                unlisted.append(entry)
+                f.runs_found += 1
 
     def run_grew(self, scan: Scanner, r: int) -> None:
         self._files[scan.lines.source].grown.add(r)
