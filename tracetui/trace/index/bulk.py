@@ -125,7 +125,8 @@ def _run_fields(buf: bytes, chunk: Any, lines: Any) -> list[tuple[Any, Any]] | N
     per-line path (another layout, or a trace version that is not this one)."""
     from tracetui.trace.index.runs import _INTERNED_BYTES as interned
     from tracetui.trace.index.runs import intern_bytes
-    from tracetui.trace.index.scanner import _CURRENT_VERSION, _RUN_LAYOUT
+    from tracetui.trace.index.layout import CURRENT_VERSION as _CURRENT_VERSION
+    from tracetui.trace.index.layout import RUN_LAYOUT as _RUN_LAYOUT
 
     if not len(lines):
         return []
@@ -154,7 +155,7 @@ def _summaries(buf: bytes, chunk: Any, lines: Any, keys: list[bytes]) -> list[An
     if not len(lines):
         return []
     from tracetui.trace.index.records import SUMMARY_DECODER, SUMMARY_READ_DECODER, SummaryFields
-    from tracetui.trace.index.scanner import summary_of
+    from tracetui.trace.index.layout import summary_of
 
     starts, ends = chunk.starts[lines].tolist(), chunk.ends[lines].tolist()
     pieces = [buf[s:e] for s, e in zip(starts, ends)]

@@ -24,27 +24,20 @@ rows (:mod:`.source`), or ``check``'s verdict printer (:mod:`tracetui.trace.chec
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Iterator, Protocol
 
 import orjson
 
 from tracetui.trace import limits
-from tracetui.trace.format import TRACE_VERSION, version_problem
+from tracetui.trace.format import version_problem
+from tracetui.trace.index.layout import CURRENT_VERSION as _CURRENT_VERSION
+from tracetui.trace.index.layout import RUN_LAYOUT as _RUN_LAYOUT
+from tracetui.trace.index.layout import summary_of
 from tracetui.trace.index.lines import FileLines
 from tracetui.trace.index.runs import _INTERNED_BYTES as _INTERNED
 from tracetui.trace.index.runs import RunTable, id_key, intern_bytes, intern_name
 from tracetui.trace.index.steps import PAD, Prepared, prepare
 from tracetui.trace.reader import LongLine, parse_line, record_warning
-
-_CURRENT_VERSION = str(TRACE_VERSION).encode()
-
-# The writer's run line up to the three fields the index needs, matched from the quote that closes
-# the run id. Any other layout is parsed whole instead.
-_STR = rb'"[^"\\\x00-\x1f]*"'
-_RUN_LAYOUT = re.compile(
-    rb'","trace_version":(-?\d{1,18}),"producer":' + _STR + rb',"inputs":\{"source":' + _STR
-    + rb',"scenario":(?:"([^"\\\x00-\x1f]*)"|null),"ablation":(?:"([^"\\\x00-\x1f]*)"|null)[,}]').match
 
 
 class Sink(Protocol):
@@ -377,14 +370,3 @@ class Scanner:
                 return True
         return False
 
-
-def summary_of(raw: bytes, key: bytes) -> dict[str, Any] | None:
-    """A summary line parsed, or None to leave it to the slow path (which words the problem)."""
-    try:
-        obj = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return None
-    if (type(obj) is dict and obj.get("rec") == "summary" and type(obj.get("run_id")) is str
-            and obj["run_id"].encode() == key and not (limits.may_be_too_deep(raw) and limits.too_deep(obj))):
-        return obj
-    return None

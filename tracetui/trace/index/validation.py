@@ -100,7 +100,7 @@ class Validation:
         for j in np.flatnonzero(ok & (line_kinds == SUMMARY)).tolist():
             i = int(lines[j])
             if long_numbers[i]:
-                from tracetui.trace.index.scanner import summary_of
+                from tracetui.trace.index.layout import summary_of
 
                 summaries[i] = summary_of(buf[starts[i]:ends[i]], keys[j])
                 ok[j] = summaries[i] is not None
