@@ -79,13 +79,19 @@ def link_in_bulk(scan: Any, buf: bytes, base: int, size: int, chunk: Any, valida
                             len(at_summary)) == at_summary).all():
             return False
     starts, ends = chunk.starts, chunk.ends
-    run_fields = _run_fields(buf, chunk, its[at_run])
-    if run_fields is None:
-        return False
+    if validation is None:
+        run_fields = _run_fields(buf, chunk, its[at_run])
+        if run_fields is None:
+            return False
+    else:  # validated: only a version that needs a warning matters (a check shows no scenario)
+        if validation.odd_versions and not validation.odd_versions.isdisjoint(its[at_run].tolist()):
+            return False
+        run_fields = []
     summary_lines = ite[at_summary] - 1
     if validation is not None:
         summaries = [validation.summaries.get(i) for i in summary_lines.tolist()]
-        if None in summaries or not _seqs_unique(runs, chunk, validation, item_run, its, ite):
+        run_of, seqs = _events(chunk, validation, item_run, its, ite)
+        if None in summaries or not _seqs_unique(runs, run_of, seqs):
             return False
     else:
         summaries = _summaries(buf, chunk, summary_lines, [keys[j] for j in at_summary.tolist()])
@@ -102,7 +108,7 @@ def link_in_bulk(scan: Any, buf: bytes, base: int, size: int, chunk: Any, valida
         runs.scenario[r] = scenario
         runs.ablation[r] = ablation
     if validation is not None:
-        _keep_open_seqs(runs, chunk, validation, item_run, its, ite, at_summary)
+        _keep_open_seqs(runs, run_of, seqs, item_run, at_summary)
     scan.lines.lineno = first - 1 + n
     ended = item_run[at_summary].tolist()
     ids.update(zip([keys[j] for j in at_summary.tolist()], [~r for r in ended]))
@@ -211,43 +217,36 @@ def _exact_summaries(joined: bytes, starts: list[int], ends: list[int]) -> Any:
     return exact
 
 
-def _seqs_unique(runs: Any, chunk: Any, validation: Any, item_run: Any, its: Any, ite: Any) -> bool:
+def _events(chunk: Any, validation: Any, item_run: Any, its: Any, ite: Any) -> tuple[Any, Any]:
+    """Strict mode: (the run, the ``seq``) of each event line of the chunk's items, in line order."""
+    lines = np.flatnonzero(chunk.kinds > 0)  # the items' lines: every line but the blank ones
+    line_run = np.repeat(item_run, ite - its)
+    events = chunk.kinds[lines] == EVENT
+    return line_run[events], validation.seqs[lines[events]]
+
+
+def _seqs_unique(runs: Any, run_of: Any, seq: Any) -> bool:
     """Strict mode: whether no event's ``seq`` repeats in its run (within the chunk, or after the run's
     lines in earlier chunks)."""
-    line_run, lines = _line_runs(chunk, item_run, its, ite)
-    events = chunk.kinds[lines] == EVENT
-    run_of, seq = line_run[events], validation.seqs[lines][events]
     if not len(seq):
         return True
     by = np.lexsort((seq, run_of))
-    if ((run_of[by][1:] == run_of[by][:-1]) & (seq[by][1:] == seq[by][:-1])).any():
+    ordered_runs, ordered_seqs = run_of[by], seq[by]
+    if ((ordered_runs[1:] == ordered_runs[:-1]) & (ordered_seqs[1:] == ordered_seqs[:-1])).any():
         return False
     if runs.seqs:
-        for r, s in zip(run_of.tolist(), seq.tolist()):
-            seen = runs.seqs.get(r)
-            if seen is not None and s in seen:
+        opened = np.isin(run_of, np.fromiter(runs.seqs, np.int64, len(runs.seqs)))
+        for r, s in zip(run_of[opened].tolist(), seq[opened].tolist()):
+            if s in runs.seqs[r]:
                 return False
     return True
 
 
-def _keep_open_seqs(runs: Any, chunk: Any, validation: Any, item_run: Any, its: Any, ite: Any,
-                    at_summary: Any) -> None:
+def _keep_open_seqs(runs: Any, run_of: Any, seq: Any, item_run: Any, at_summary: Any) -> None:
     """Strict mode: remember the ``seq`` of runs still open after the chunk; forget those of runs that ended."""
-    ended = set(item_run[at_summary].tolist())
-    open_runs = set(item_run.tolist()) - ended
-    for r in ended:
+    ended = item_run[at_summary]
+    for r in ended.tolist():
         runs.seqs.pop(r, None)
-    if not open_runs:
-        return
-    line_run, lines = _line_runs(chunk, item_run, its, ite)
-    events = chunk.kinds[lines] == EVENT
-    for r, s in zip(line_run[events].tolist(), validation.seqs[lines][events].tolist()):
-        if r in open_runs:
-            runs.seqs.setdefault(r, set()).add(s)
-
-
-def _line_runs(chunk: Any, item_run: Any, its: Any, ite: Any) -> tuple[Any, Any]:
-    """(the run of each line in an item, those lines)."""
-    lengths = ite - its
-    lines = np.repeat(its - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(lengths.sum())
-    return np.repeat(item_run, lengths), lines
+    still_open = ~np.isin(run_of, ended)
+    for r, s in zip(run_of[still_open].tolist(), seq[still_open].tolist()):
+        runs.seqs.setdefault(r, set()).add(s)

@@ -17,6 +17,7 @@ In strict mode (``check``, ``replay``) every fast line is also validated as a re
 """
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -98,12 +99,25 @@ class Chunk:
         self._lists = None
 
 
+_SCRATCH = threading.local()
+
+
+def scratch(slot: int, n: int, dtype: Any) -> Any:
+    """A work array of ``n`` elements, reused from chunk to chunk (per thread and ``slot``): a fresh
+    array of a chunk's size costs page faults each time, as much as the work done in it."""
+    arrays = _SCRATCH.__dict__.setdefault("arrays", {})
+    found = arrays.get(slot)
+    if found is None or found.dtype != dtype or len(found) < n:
+        found = arrays[slot] = np.empty(max(n, 1 << 20), dtype)
+    return found[:n]
+
+
 def line_spans(a: Any, final: bool) -> tuple[Any, Any]:
     """(line starts, line ends) of the whole lines in the byte array ``a``.
 
     The last piece without a line end counts as a line only when ``final``.
     """
-    nl = np.flatnonzero(a == _NL)
+    nl = np.flatnonzero(np.equal(a, _NL, out=scratch(0, len(a), np.bool_)))
     tail = final and (len(a) > (nl[-1] + 1 if len(nl) else 0))
     count = len(nl) + (1 if tail else 0)
     starts = np.empty(count, np.int64)

@@ -25,6 +25,7 @@ Seq = Annotated[int, msgspec.Meta(ge=-(2 ** 63), le=2 ** 63 - 1)]
 
 class RunRecord(msgspec.Struct, tag_field="rec", tag="run", gc=False):
     run_id: RunId
+    trace_version: Any = None
 
 
 class EventRecord(msgspec.Struct, tag_field="rec", tag="event", gc=False):

@@ -28,12 +28,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from tracetui.trace.index.classify import EVENT, SUMMARY, per_line
+from tracetui.trace.format import TRACE_VERSION
+from tracetui.trace.index.classify import EVENT, RUN, SUMMARY, per_line, scratch
 
 #: an aligned block of this many digits marks a line whose numbers may overflow
 _LONG_RUN = 64
+#: bytes looked at together for overflowing numbers (a multiple of _LONG_RUN that fits a cache)
+_BLOCK = 256 * 1024
 _ALL_DIGITS8 = np.frombuffer(b"\x01" * 8, np.uint64)[0]
 _SEQ = attrgetter("seq")
+_RUN_ID = attrgetter("run_id")
 
 
 def _decoder() -> Any:
@@ -55,19 +59,20 @@ class Validation:
         self.max_depth = max_depth
         self.seqs: Any = None
         self.summaries: dict[int, Any] = {}
+        self.odd_versions: set[int] = set()  # run lines whose trace_version may need a warning
 
     def seq(self, line: int) -> Any:
         return int(self.seqs[line])
 
     def __getstate__(self) -> dict[str, Any]:  # sent back by a worker process: only what the scan needs
-        return {"seqs": self.seqs, "summaries": self.summaries, "buf": b"", "size": self.size,
-                "max_depth": self.max_depth}
+        return {"seqs": self.seqs, "summaries": self.summaries, "odd_versions": self.odd_versions, "buf": b"",
+                "size": self.size, "max_depth": self.max_depth}
 
     def __call__(self, chunk: Any, a: Any, fast: Any) -> Any:
         buf, starts, ends, kinds = self.buf, chunk.starts, chunk.ends, chunk.kinds
+        self.starts, self.ends = starts, ends
         self.seqs = np.zeros(len(starts), np.int64)
-        overflowing, long_numbers = _numbers(a, starts)
-        candidates = fast & ~overflowing
+        candidates = fast & ~_overflowing(a, starts)
         lines = np.flatnonzero(fast)
         decoder = _decoder()
         records, depth_checked = self._in_one_call(decoder, chunk, fast, lines)
@@ -87,7 +92,7 @@ class Validation:
             candidates &= ~(per_line(np.flatnonzero((a | 0x20) == 0x7B), starts) > self.max_depth)  # [ or {
         keys = chunk.keys(lines)
         ok = candidates[lines]
-        if not (ok.all() and [r.run_id.encode() for r in records] == keys):  # a run id given twice
+        if not (ok.all() and list(map(str.encode, map(_RUN_ID, records))) == keys):  # a run id given twice
             ok &= np.fromiter((r is not None and r.run_id.encode() == k for r, k in zip(records, keys)),
                               bool, len(keys))
         line_kinds = kinds[lines]
@@ -96,18 +101,32 @@ class Validation:
         if len(events):
             picked = [records[j] for j in events.tolist()]
             self.seqs[lines[events]] = np.fromiter(map(_SEQ, picked), np.int64, len(picked))
-        summaries = self.summaries
-        for j in np.flatnonzero(ok & (line_kinds == SUMMARY)).tolist():
-            i = int(lines[j])
-            if long_numbers[i]:
-                from tracetui.trace.index.layout import summary_of
+        at = np.flatnonzero(ok & (line_kinds == SUMMARY))
+        if len(at):
+            self._summaries(at, lines[at], records, keys, ok)
+        self.odd_versions = {int(lines[j]) for j in np.flatnonzero(ok & (line_kinds == RUN)).tolist()
+                             if not _plain_version(records[j].trace_version)}
+        candidates[lines] = ok
+        return candidates
 
-                summaries[i] = summary_of(buf[starts[i]:ends[i]], keys[j])
+    def _summaries(self, at: Any, lines: Any, records: list[Any], keys: list[bytes], ok: Any) -> None:
+        """Keep each summary; one with 15 digits or more in a row is read by orjson instead."""
+        from tracetui.trace.index.layout import summary_of
+
+        buf, starts, ends = self.buf, self.starts, self.ends
+        pieces = [buf[s:e] for s, e in zip(starts[lines].tolist(), ends[lines].tolist())]
+        offsets = np.cumsum([0] + [len(p) + 1 for p in pieces])[:-1]
+        exact = np.zeros(len(pieces), bool)
+        blocks = long_numbers(b"\n".join(pieces))
+        if len(blocks):
+            exact[np.searchsorted(offsets, blocks, side="right") - 1] = True
+        summaries = self.summaries
+        for j, i, piece, read_exactly in zip(at.tolist(), lines.tolist(), pieces, exact.tolist()):
+            if read_exactly:
+                summaries[i] = summary_of(piece, keys[j])
                 ok[j] = summaries[i] is not None
             else:
                 summaries[i] = records[j]
-        candidates[lines] = ok
-        return candidates
 
     def _in_one_call(self, decoder: Any, chunk: Any, fast: Any, lines: Any) -> tuple[list[Any] | None, bool]:
         """Every fast line's record in one call (None when some line is not a record, or too deep),
@@ -129,26 +148,46 @@ class Validation:
         return (records if len(records) == len(lines) else None), checked
 
 
-def _numbers(a: Any, starts: Any) -> tuple[Any, Any]:
-    """(lines that may hold a number orjson refuses as overflowing, lines with 15 digits or more in a row)."""
+def _overflowing(a: Any, starts: Any) -> Any:
+    """Lines that may hold a number orjson refuses as overflowing a double: an exponent of three
+    digits or more (an ``e`` or ``E`` after a digit, then a sign or not, then three digits), or an
+    aligned block of 64 digits. Worked out in blocks that stay in the processor's cache, in reused
+    arrays (:func:`.classify.scratch`)."""
     n = len(a)
     overflowing = np.zeros(len(starts), bool)
-    long_numbers = np.zeros(len(starts), bool)
-    if n < 4:
-        return overflowing, long_numbers
-    digit = (a - 0x30) < 10  # uint8 wraps: one compare
-    three = np.flatnonzero(digit[1:-2] & digit[2:-1] & digit[3:]) + 1  # digits at p, p+1 and p+2
-    if len(three):
-        before = a[three - 1]
-        exp = ((before | 0x20) == 0x65) & digit[np.maximum(three - 2, 0)] & (three >= 2)  # 1e308
-        signed = ((before == 0x2B) | (before == 0x2D)) & (three >= 3)
-        exp |= signed & ((a[np.maximum(three - 2, 0)] | 0x20) == 0x65) & digit[np.maximum(three - 3, 0)]  # 1e+308
-        _mark(overflowing, starts, three[exp])
-    words = digit[:n - n % _LONG_RUN].view(np.uint64)
-    eights = words == _ALL_DIGITS8
-    _mark(long_numbers, starts, np.flatnonzero(eights) * 8)
-    _mark(overflowing, starts, np.flatnonzero(eights.reshape(-1, _LONG_RUN // 8).all(1)) * _LONG_RUN)
-    return overflowing, long_numbers
+    hits = []
+    for start in range(0, n, _BLOCK):
+        block = a[start:min(n, start + _BLOCK + 5)]  # 5 more: a sign and three digits after an e at its end
+        m = len(block)
+        if m < 2:
+            break
+        digit = np.less(np.subtract(block, 0x30, out=scratch(1, m, np.uint8)), 10, out=scratch(2, m, np.bool_))
+        letter = np.equal(np.bitwise_or(block, 0x20, out=scratch(1, m, np.uint8)), 0x65, out=scratch(3, m, np.bool_))
+        exp = np.flatnonzero(np.logical_and(digit[:-1], letter[1:], out=scratch(4, m - 1, np.bool_))[:_BLOCK]) + 1
+        if len(exp):  # rare: each looked at
+            after = np.minimum(exp + 1, m - 1)
+            first = after + ((block[after] == 0x2B) | (block[after] == 0x2D))  # after a sign
+            three = digit[np.minimum(first, m - 1)] & digit[np.minimum(first + 1, m - 1)] & \
+                digit[np.minimum(first + 2, m - 1)] & (first + 2 < m)
+            hits.append(exp[three] + start)
+        whole = min(m, _BLOCK) - min(m, _BLOCK) % _LONG_RUN
+        runs = digit[:whole].view(np.uint64).reshape(-1, _LONG_RUN // 8)
+        hits.append(np.flatnonzero((runs == _ALL_DIGITS8).all(1)) * _LONG_RUN + start)
+    if hits:
+        _mark(overflowing, starts, np.concatenate(hits))
+    return overflowing
+
+
+def long_numbers(joined: bytes) -> Any:
+    """Where the aligned blocks of 8 digits are in ``joined`` (any run of 15 digits holds one)."""
+    a = np.frombuffer(joined, np.uint8)
+    digit = (a - 0x30) < 10
+    return np.flatnonzero(digit[:len(a) - len(a) % 8].view(np.uint64) == _ALL_DIGITS8) * 8
+
+
+def _plain_version(version: Any) -> bool:
+    """A ``trace_version`` that reads without a warning: absent, or an int of at most this version's."""
+    return version is None or (type(version) is int and version <= TRACE_VERSION)
 
 
 def _mark(lines: Any, starts: Any, positions: Any) -> None:
