@@ -15,6 +15,7 @@ near the start of a huge file reads only that far.
 """
 from __future__ import annotations
 
+import gc
 import os
 from typing import Any, Callable, Iterator, Sequence
 
@@ -58,20 +59,24 @@ class StrictScan:
 
         chunk_bytes = chunk_bytes or CHUNK_BYTES
         lines = self.lines
-        while True:
-            growing = lines.growing is not None and lines.growing()
-            size = lines.current_size()
-            if size < lines.pos:
-                raise TraceChanged(self._change("truncated"))
-            if lines.growing is not None or lines.snapshot is None:  # a file is read as it was when first scanned
-                lines.size = size
-            steps = None if growing else in_parallel(self.scanner, chunk_bytes)
-            for _ in steps or self.scanner.steps(chunk_bytes, final=not growing):
-                lines.remember()
-                yield
-            if not growing:
-                break
-            time.sleep(POLL_SECONDS)
+        try:
+            while True:
+                growing = lines.growing is not None and lines.growing()
+                size = lines.current_size()
+                if size < lines.pos:
+                    raise TraceChanged(self._change("truncated"))
+                if lines.growing is not None or lines.snapshot is None:  # read as it was when first scanned
+                    lines.size = size
+                steps = None if growing else in_parallel(self.scanner, chunk_bytes)
+                for _ in steps or self.scanner.steps(chunk_bytes, final=not growing):
+                    lines.remember()
+                    gc.freeze()  # what waits to be printed stays: no collection need look at it again
+                    yield
+                if not growing:
+                    break
+                time.sleep(POLL_SECONDS)
+        finally:
+            gc.unfreeze()
         lines.remember()
         lines.done = True
         change = lines.change()

@@ -19,7 +19,7 @@ not read as one, or whose numbers or nesting the exact path must judge.
 from __future__ import annotations
 
 from itertools import repeat
-from operator import methodcaller
+from operator import attrgetter, methodcaller
 from typing import Any
 
 import numpy as np
@@ -30,6 +30,7 @@ from tracetui.trace.index.classify import EVENT, RUN, SUMMARY, per_line
 _ALL_DIGITS8 = np.frombuffer(b"\x01" * 8, np.uint64)[0]
 _NEW = 1 << 62  # a run id the file has not had yet
 _GROUPS = methodcaller("group", 1, 2, 3)
+_REC, _RUN_ID = attrgetter("rec"), attrgetter("run_id")
 
 
 def link_in_bulk(scan: Any, buf: bytes, base: int, size: int, chunk: Any, validation: Any) -> bool:
@@ -104,9 +105,8 @@ def link_in_bulk(scan: Any, buf: bytes, base: int, size: int, chunk: Any, valida
     seg_end = base + np.where(ite < n, starts[np.minimum(ite, n - 1)], size)
     scan.lines.add_segments(item_run, seg_start, seg_end, first + its, runs)
     runs.add_events(item_run, events)
-    for r, (scenario, ablation) in zip(item_run[at_run].tolist(), run_fields):
-        runs.scenario[r] = scenario
-        runs.ablation[r] = ablation
+    if run_fields:
+        runs.set_fields(item_run[at_run], *run_fields)
     if validation is not None:
         _keep_open_seqs(runs, run_of, seqs, item_run, at_summary)
     scan.lines.lineno = first - 1 + n
@@ -126,29 +126,33 @@ def link_in_bulk(scan: Any, buf: bytes, base: int, size: int, chunk: Any, valida
     return True
 
 
-def _run_fields(buf: bytes, chunk: Any, lines: Any) -> list[tuple[Any, Any]] | None:
-    """(scenario, ablation) of each run line, read from the writer's layout; None when one needs the
+def _run_fields(buf: bytes, chunk: Any, lines: Any) -> tuple[list[Any], list[Any]] | None:
+    """(scenarios, ablations) of the run lines, read from the writer's layout; None when one needs the
     per-line path (another layout, or a trace version that is not this one)."""
-    from tracetui.trace.index.runs import _INTERNED_BYTES as interned
-    from tracetui.trace.index.runs import intern_bytes
-    from tracetui.trace.index.layout import CURRENT_VERSION as _CURRENT_VERSION
-    from tracetui.trace.index.layout import RUN_LAYOUT as _RUN_LAYOUT
+    from tracetui.trace.index.layout import CURRENT_VERSION, RUN_LAYOUT
 
     if not len(lines):
-        return []
-    found = list(map(_RUN_LAYOUT, repeat(buf), chunk.id_end[lines].tolist(), chunk.ends[lines].tolist()))
+        return [], []
+    found = list(map(RUN_LAYOUT, repeat(buf), chunk.id_end[lines].tolist(), chunk.ends[lines].tolist()))
     if None in found:
         return None
     versions, scenarios, ablations = zip(*map(_GROUPS, found))
-    if set(versions) != {_CURRENT_VERSION}:
+    if versions.count(CURRENT_VERSION) != len(versions):
         return None
-    names = []
-    for column in (scenarios, ablations):
-        named = list(map(interned.get, column))
-        for j in [j for j, (name, raw) in enumerate(zip(named, column)) if name is None and raw is not None]:
-            named[j] = intern_bytes(column[j])
-        names.append(named)
-    return list(zip(*names))
+    return _names(scenarios), _names(ablations)
+
+
+def _names(raw: tuple[bytes | None, ...]) -> list[str | None]:
+    """Scenario or ablation names from their bytes, one string per name."""
+    from tracetui.trace.index.runs import _INTERNED_BYTES as interned
+    from tracetui.trace.index.runs import intern_bytes
+
+    names = list(map(interned.get, raw))
+    if None in names:
+        for j, value in enumerate(raw):
+            if names[j] is None and value is not None:
+                names[j] = intern_bytes(value)
+    return names
 
 
 def _summaries(buf: bytes, chunk: Any, lines: Any, keys: list[bytes]) -> list[Any] | None:
@@ -164,7 +168,7 @@ def _summaries(buf: bytes, chunk: Any, lines: Any, keys: list[bytes]) -> list[An
     from tracetui.trace.index.layout import summary_of
 
     starts, ends = chunk.starts[lines].tolist(), chunk.ends[lines].tolist()
-    pieces = [buf[s:e] for s, e in zip(starts, ends)]
+    pieces = list(map(buf.__getitem__, map(slice, starts, ends)))
     joined = b"\n".join(pieces)
     exact = _exact_summaries(joined, starts, ends)
     if exact.any():
@@ -194,9 +198,12 @@ def _summaries(buf: bytes, chunk: Any, lines: Any, keys: list[bytes]) -> list[An
         fields = decoded
     elif len(fields) != len(pieces):
         return None
-    for summary, key in zip(fields, keys):
-        if summary.rec != "summary" or type(summary.run_id) is not str or summary.run_id.encode() != key:
-            return None
+    try:
+        if (list(map(_REC, fields)).count("summary") != len(fields)
+                or list(map(str.encode, map(_RUN_ID, fields))) != keys):
+            return None  # a key given twice: its last value is not the prefix's
+    except TypeError:  # a run id that is not a string
+        return None
     return fields
 
 

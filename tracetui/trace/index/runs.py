@@ -63,6 +63,20 @@ class RunTable:
         self.scenario += [None] * k
         self.ablation += [None] * k
 
+    def set_fields(self, runs: Any, scenarios: list[Any], ablations: list[Any]) -> None:
+        """Each of ``runs`` (an int array) read its run line: its scenario and ablation."""
+        k = len(runs)
+        if not k:
+            return
+        lo = int(runs[0])
+        if int(runs[-1]) - lo == k - 1 and (k == 1 or bool((runs[1:] - runs[:-1] == 1).all())):
+            self.scenario[lo:lo + k] = scenarios  # new runs, in order: the usual case
+            self.ablation[lo:lo + k] = ablations
+            return
+        for r, scenario, ablation in zip(runs.tolist(), scenarios, ablations):
+            self.scenario[r] = scenario
+            self.ablation[r] = ablation
+
     def add_events(self, runs: Any, counts: Any) -> None:
         """Add ``counts[j]`` events to run ``runs[j]``, for every j."""
         import numpy as np

@@ -15,6 +15,7 @@ rows are replaced as their lines arrive.
 """
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -70,6 +71,10 @@ class IndexedSource:
     TraceReadError at its end; with several files, a file without runs is a
     :class:`Problem` (line 0) and the others still open. A scan that finds a file cut
     short or rewritten raises :class:`~tracetui.trace.index.changes.TraceChanged`.
+
+    Memory: the objects made while scanning (rows, the line table) live as long as the source, so
+    after each step they are moved out of the cyclic collector's way (``gc.freeze``) until the scan
+    is done or caught up; a collection would otherwise look at all of them again and again.
 
     Threads: one thread scans (a second concurrent :meth:`scan` raises
     RuntimeError); any thread may call :meth:`runs`, :meth:`problems`, :meth:`load`
@@ -211,6 +216,7 @@ class IndexedSource:
                 if self.done:
                     break
                 self._check_unchanged()
+                gc.unfreeze()
                 yield self._progress(caught_up=True)
                 time.sleep(poll)
             if not self._entries:
@@ -219,8 +225,10 @@ class IndexedSource:
                     detail = "it is empty" if f.lines.pos == 0 else "no line is a trace record"
                     raise TraceReadError(f"{f.path}: no runs found ({detail})")
                 raise TraceReadError("no runs found in any file")
+            gc.unfreeze()
             yield self._progress(done=True)
         finally:
+            gc.unfreeze()
             self._scan_lock.release()
 
     def _scan_file(self, f: FileIndex, step: int) -> Iterator[ScanProgress]:
@@ -238,6 +246,7 @@ class IndexedSource:
             self.bytes_done += consumed
             lines.remember()
             self._list()
+            gc.freeze()  # the rows and the line table made so far stay: no collection need look at them again
             yield self._progress(source=f.source)
         lines.remember()
         self._list()
