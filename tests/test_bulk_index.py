@@ -224,3 +224,14 @@ def test_orjson_refuses_what_the_numbers_check_looks_for():
     for number in (b"1e400", b"-1E+309", b"1" + b"0" * 400):
         with pytest.raises(orjson.JSONDecodeError):
             orjson.loads(number)
+
+
+@pytest.mark.parametrize("chunk", [7, 40, 200])
+def test_lines_cut_anywhere_in_their_prefix_are_read_within_the_buffer(tmp_path, chunk):
+    """A line that stops inside a prefix, at the end of a chunk or of the file, is only a problem line."""
+    line = _event("abc", 1)
+    data = b"".join(line[:k] + b"\n" for k in range(1, 40)) + _run_line("abc") + line + _summary("abc")
+    for tail in (b"", line[:20], line[:30]):
+        path = write(tmp_path, data + tail)
+        assert_same(path, chunk)
+        same_check(path)

@@ -148,7 +148,7 @@ def classify(buf: bytes, limit: int, final: bool, valid: Any = None, size: int |
     kinds = _KIND_OF_BYTE[whole[starts + _KIND_AT]]
     head = np.lib.stride_tricks.sliding_window_view(whole, _HEAD)[starts].view(np.uint64)  # n x 4 words
     prefixed = ((head & _MASKS[kinds]) == _PATTERNS[kinds]).view(np.uint32).ravel() == 0x01010101
-    prefixed &= kinds > 0
+    kinds[~prefixed] = OTHER  # (the bulk reads below stay within the padding only for prefixed lines)
     length = ends - starts
     # the run id: up to the first quote, backslash or control byte after the prefix
     id_start = starts + _PREFIX_LEN[kinds]
@@ -162,7 +162,7 @@ def classify(buf: bytes, limit: int, final: bool, valid: Any = None, size: int |
     end_byte = whole[np.maximum(ends - 1, 0)]
     before = whole[np.maximum(ends - 2, 0)]
     brace = (end_byte == _BRACE) | ((end_byte == _CR) & (before == _BRACE))
-    fast = prefixed & plain & brace & (length <= limit)
+    fast = (kinds > 0) & plain & brace & (length <= limit)
     if not buf.isascii():  # the padding past ``size`` may make this cautious, never wrong
         fast &= _utf8_lines(buf, a, starts, ends, fast)
     blank = _blank_lines(buf, whole, starts, ends, fast)

@@ -20,7 +20,8 @@ import os
 import threading
 import time
 from dataclasses import dataclass
-from itertools import compress
+from itertools import compress, repeat
+from operator import is_not
 from typing import Any, Iterator, Sequence
 
 from tracetui.trace import limits
@@ -308,10 +309,21 @@ class IndexedSource:
 
     def runs_ended(self, scan: Scanner, rs: list[int], summaries: list[Any]) -> None:
         """:meth:`run_ended` for the runs of a chunk linked in bulk, in order (summaries with attributes)."""
+        import numpy as np
+
         f = self._files[scan.lines.source]
         pub = f.runs.pub
         entries = self._rows.from_summaries(f, rs, summaries)
         unlisted = self._unlisted
+        listed = np.frombuffer(pub, np.int64)
+        if not (listed[rs] >= 0).any() and all(map(is_not, entries, repeat(None))):  # all new rows: listed at once
+            first = len(self._entries) + len(unlisted)
+            listed[rs] = np.arange(first, first + len(rs))
+            del listed
+            unlisted += entries
+            f.runs_found += len(entries)
+            return
+        del listed
         for r, summary, entry in zip(rs, summaries, entries):
             if entry is None or pub[r] >= 0:
                 self.run_ended(scan, r, summary, entry)
