@@ -7,7 +7,8 @@ another), it measures and prints as a table:
 
 - references: reading the file and counting newlines; orjson of every line; a plain orjson
   line-by-line filter (the failed runs' summaries), with its peak RSS;
-- ``tracetui check`` (time, peak RSS) beside the plain filter;
+- ``tracetui check`` (time, peak RSS) beside the plain filter, and the same scan and verdicts without
+  printing them (the rest of check's time is printing each verdict, redacted);
 - ``tracetui replay --run`` of a run near the start beside the same run alone in a small file;
 - the full index, headless, beside the newline count; the same index inside the explorer
   beside headless; the first frame; peak RSS.
