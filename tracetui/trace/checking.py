@@ -15,6 +15,7 @@ near the start of a huge file reads only that far.
 """
 from __future__ import annotations
 
+import gc
 import os
 from typing import Any, Callable, Iterator, Sequence
 
@@ -25,10 +26,13 @@ from tracetui.trace.index.runs import RunTable
 from tracetui.trace.index.scanner import Scanner
 from tracetui.trace.index.source import Input
 from tracetui.trace.reader import Problem, RunData, TraceReadError, open_trace, parse_line
-from tracetui.trace.verdict import decide
+from tracetui.trace.format import ANSWER_READY
+from tracetui.trace.verdict import READY, checked_failure, decide
 
 #: chunk size of a headless scan (its working memory is a few times this)
 CHUNK_BYTES = 4 * 1024 * 1024
+#: verdicts remembered by the summary's status and first failure (runs mostly fail in a few hundred ways)
+_KNOWN_VERDICTS = 4096
 #: how often a growing input (standard input still arriving) is looked at again, in seconds
 POLL_SECONDS = 0.05
 
@@ -55,20 +59,24 @@ class StrictScan:
 
         chunk_bytes = chunk_bytes or CHUNK_BYTES
         lines = self.lines
-        while True:
-            growing = lines.growing is not None and lines.growing()
-            size = lines.current_size()
-            if size < lines.pos:
-                raise TraceChanged(self._change("truncated"))
-            if lines.growing is not None or lines.snapshot is None:  # a file is read as it was when first scanned
-                lines.size = size
-            steps = None if growing else in_parallel(self.scanner, chunk_bytes)
-            for _ in steps or self.scanner.steps(chunk_bytes, final=not growing):
-                lines.remember()
-                yield
-            if not growing:
-                break
-            time.sleep(POLL_SECONDS)
+        try:
+            while True:
+                growing = lines.growing is not None and lines.growing()
+                size = lines.current_size()
+                if size < lines.pos:
+                    raise TraceChanged(self._change("truncated"))
+                if lines.growing is not None or lines.snapshot is None:  # read as it was when first scanned
+                    lines.size = size
+                steps = None if growing else in_parallel(self.scanner, chunk_bytes)
+                for _ in steps or self.scanner.steps(chunk_bytes, final=not growing):
+                    lines.remember()
+                    gc.freeze()  # what waits to be printed stays: no collection need look at it again
+                    yield
+                if not growing:
+                    break
+                time.sleep(POLL_SECONDS)
+        finally:
+            gc.unfreeze()
         lines.remember()
         lines.done = True
         change = lines.change()
@@ -121,6 +129,7 @@ class Checker(StrictScan):
         # at the end of the file): its printed form is far smaller than the dict
         self.keep = keep or (lambda verdict: verdict)
         self._order = _InOrder(self.on_verdict)
+        self._verdicts: dict[tuple, Any] = {}  # (status, first failure's items) -> the verdict they give
         self.problem_count = 0
 
     def run(self, chunk_bytes: int | None = None) -> None:
@@ -134,6 +143,28 @@ class Checker(StrictScan):
 
     def run_ended(self, scan: Scanner, r: int, summary: dict[str, Any]) -> None:
         self._order.decided(r, self.keep(decide(summary, _Events(self, r)).as_dict(self.runs.names[r])))
+
+    def runs_ended(self, scan: Scanner, rs: list[int], summaries: list[Any]) -> None:
+        """:meth:`run_ended` for the runs of a chunk linked in bulk: a summary that says its run is
+        ready is taken at its word without the verdict rule's round trip (:func:`decide` would
+        give the same verdict)."""
+        names, decided, keep, known = self.runs.names, self._order.decided, self.keep, self._verdicts
+        for r, summary in zip(rs, summaries):
+            status, failure = summary.get("status"), summary.get("first_failure")
+            if failure is None and status == ANSWER_READY:
+                decided(r, keep({"run_id": names[r], "status": ANSWER_READY, "outcome": READY, "ready": True,
+                                 "complete": True, "first_failure": None}))
+                continue
+            try:
+                key = (status, tuple(failure.items())) if type(failure) is dict else None
+                verdict = known.get(key) if key is not None else None
+            except TypeError:  # a value that is a list or an object
+                key = verdict = None
+            if verdict is None:
+                verdict = decide(summary, _Events(self, r))
+                if key is not None and len(known) < _KNOWN_VERDICTS and checked_failure(failure) is not None:
+                    known[key] = verdict  # from the summary alone (a well-formed failure): the same for every run
+            decided(r, keep(verdict.as_dict(names[r])))
 
     def problem(self, scan: Scanner, line: int, message: str) -> None:
         self.problem_count += 1
@@ -175,34 +206,36 @@ class _InOrder:
             self._spill()
 
     def _spill(self) -> None:
+        """Write the waiting verdicts, in run order, as one batch."""
         import pickle
         import tempfile
 
         if self.spilled is None:
             self.spilled = tempfile.TemporaryFile()
+        batch = []
         for r in sorted(self.waiting):
             for gap in range(self.next, r):
                 self.gaps[gap] = None
-            pickle.dump((r, self.waiting[r]), self.spilled)
+            batch.append((r, self.waiting[r]))
             self.next = r + 1
+        pickle.dump(batch, self.spilled, protocol=pickle.HIGHEST_PROTOCOL)
         self.waiting.clear()
 
     def finish(self, runs: int, decide: Callable[[int], Any]) -> None:
         """Hand on every run not yet handed on, deciding those without a verdict with ``decide``."""
-        import pickle
-
         spilled = self.spilled
-        upcoming = None
+        pending = iter(())
         if spilled is not None:
             spilled.flush()
             spilled.seek(0)
-            upcoming = _next_spilled(spilled, pickle)
+            pending = _spilled(spilled)
+        upcoming = next(pending, None)
         for r in range(self.handed, runs):
             if r in self.gaps:
                 kept = self.gaps.pop(r)
             elif upcoming is not None and upcoming[0] == r:
                 kept = upcoming[1]
-                upcoming = _next_spilled(spilled, pickle)
+                upcoming = next(pending, None)
             else:
                 kept = self.waiting.pop(r, None)
             self.hand_on(decide(r) if kept is None else kept)
@@ -210,11 +243,15 @@ class _InOrder:
             spilled.close()
 
 
-def _next_spilled(spilled: Any, pickle: Any) -> Any:
-    try:
-        return pickle.load(spilled)
-    except EOFError:
-        return None
+def _spilled(spilled: Any) -> Iterator[tuple[int, Any]]:
+    """The spilled (run, verdict) pairs, batch after batch."""
+    import pickle
+
+    while True:
+        try:
+            yield from pickle.load(spilled)
+        except EOFError:
+            return
 
 
 class _Events(Sequence[dict[str, Any]]):

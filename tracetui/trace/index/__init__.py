@@ -3,11 +3,16 @@
 - :mod:`.lines`: one file read with ``pread`` (never a memory map, so a file cut short
   cannot raise SIGBUS) and its line table, kept per run as byte segments;
 - :mod:`.steps` and :mod:`.classify`: a step of whole lines read and classified in bulk
-  with numpy (kind, run id, items); :mod:`.records` validates lines strictly (``check``);
+  with numpy (kind, run id, items); :mod:`.validation` and :mod:`.records` validate every
+  line strictly (``check``) with msgspec, leaving to the exact path what only it may judge;
 - :mod:`.runs`: one file's runs: repeated run ids, listed names (``id#2``), counts;
-- :mod:`.scanner`: steps linked to runs, problems found, runs that end reported;
-- :mod:`.source`, :mod:`.files`, :mod:`.entries`: :class:`IndexedSource`, the explorer's
-  source of RunEntry rows (made from summary lines), which also follows growing files;
+- :mod:`.bulk`: a chunk linked to its runs at once, with no Python work per line, when
+  nothing in it needs the per-line rules; :mod:`.layout`: the writer's run and summary lines;
+- :mod:`.scanner`: steps linked to runs (in bulk, or line by line through the reader's
+  rules), problems found, runs that end reported;
+- :mod:`.source`, :mod:`.publishing`, :mod:`.files`, :mod:`.entries`: :class:`IndexedSource`,
+  the explorer's source of RunEntry rows (made from summary lines), which also follows
+  growing files;
 - :mod:`.changes`: noticing a file truncated, replaced, rewritten or grown while open;
 - :mod:`.parallel`: a strict scan's steps prepared in a worker process.
 
@@ -17,8 +22,8 @@ does not wait for it.
 from __future__ import annotations
 
 from tracetui.trace.index.changes import Change, TraceChanged
-from tracetui.trace.index.source import (DEFAULT_CHUNK_BYTES, MAX_PROBLEMS_PER_FILE, IndexedSource, Input,
-                                         ScanProgress)
+from tracetui.trace.index.publishing import MAX_PROBLEMS_PER_FILE
+from tracetui.trace.index.source import DEFAULT_CHUNK_BYTES, IndexedSource, Input, ScanProgress
 
 __all__ = ["Change", "DEFAULT_CHUNK_BYTES", "IndexedSource", "Input", "MAX_PROBLEMS_PER_FILE", "ScanProgress",
            "TraceChanged"]

@@ -9,14 +9,15 @@ scanner then works per *item*, not per line: a run of consecutive lines of one r
 
 A line is *fast* when it has a writer's prefix, a plain run id (no escapes, no
 control characters, within :data:`ID_WINDOW` bytes), a closing brace, valid UTF-8
-and a length within the limit. Anything else is left to the exact per-line path.
+and a length within the limit. Anything else is left to the exact per-line path;
+a line of white space only is *blank* (readers skip it).
 
 In strict mode (``check``, ``replay``) every fast line is also validated as a record
-(:func:`validate`), so nothing that only looks like a record is linked to a run.
+(:mod:`.validation`), so nothing that only looks like a record is linked to a run.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
 from typing import Any
 
 import numpy as np
@@ -31,17 +32,14 @@ _PAD = 64  # bytes after the last line that the bulk reads may look at
 _HEAD = 32  # bytes compared at each line's start (the longest prefix is 27)
 _EVENT_Q, _RUN_Q, _SUMMARY_Q = PREFIX_EVENT + b'"', PREFIX_RUN + b'"', PREFIX_SUMMARY + b'"'
 _PREFIX_LEN = np.array([0, len(_EVENT_Q), len(_RUN_Q), len(_SUMMARY_Q)], np.int64)
-_ID_COLUMNS = np.arange(ID_WINDOW, dtype=np.int64)
 _QUOTE, _BACKSLASH, _BRACE, _CR, _NL = 0x22, 0x5C, 0x7D, 0x0D, 0x0A
-#: bytes that end a plain run id (or make it not plain): a quote, a backslash, a control byte
 #: the bytes of a 64-bit word (little-endian) that hold the first m bytes, m = 0…8; and where each word starts
 _WORD_MASKS = np.array([(1 << (8 * m)) - 1 for m in range(9)], np.uint64)
 _WORD_STARTS = np.arange(0, ID_WINDOW, 8, dtype=np.int64)[None, :]
-
-
-def _all4(eq: Any) -> Any:
-    """Rows of an n x 4 bool array that are all true (one compare per row, not a slow short-axis reduce)."""
-    return np.ascontiguousarray(eq).view(np.uint32).ravel() == 0x01010101
+#: the byte that tells the three prefixes apart: {"rec":"r… / e… / s…
+_KIND_AT = 8
+_KIND_OF_BYTE = np.zeros(256, np.int8)
+_KIND_OF_BYTE[ord("e")], _KIND_OF_BYTE[ord("r")], _KIND_OF_BYTE[ord("s")] = EVENT, RUN, SUMMARY
 
 
 def _words(prefix: bytes) -> tuple[Any, Any]:
@@ -53,22 +51,65 @@ def _words(prefix: bytes) -> tuple[Any, Any]:
     return pattern.view(np.uint64), mask.view(np.uint64)
 
 
-_PREFIX_WORDS = [(kind, *_words(prefix)) for kind, prefix in ((1, _EVENT_Q), (2, _RUN_Q), (3, _SUMMARY_Q))]
+#: per kind (indexed by kind): the prefix's words and mask
+_PATTERNS = np.stack([np.zeros(4, np.uint64)] + [_words(p)[0] for p in (_EVENT_Q, _RUN_Q, _SUMMARY_Q)])
+_MASKS = np.stack([np.zeros(4, np.uint64)] + [_words(p)[1] for p in (_EVENT_Q, _RUN_Q, _SUMMARY_Q)])
 
 
-@dataclass
 class Chunk:
-    """One chunk's lines (as lists, for the scanner's Python loop) and its items."""
+    """One chunk's lines and items, as numpy arrays (and as lists for the per-line path, made on demand).
 
-    starts: list[int]  # offset of each line in the chunk
-    ends: list[int]  # end of each line's content (its ``\\n`` excluded, a ``\\r`` included)
-    kinds: list[int]  # EVENT, RUN, SUMMARY for fast lines; OTHER for every other line
-    id_start: list[int]  # where a fast line's run id starts (after its opening quote)
-    id_end: list[int]  # where it ends (its closing quote)
-    item_starts: list[int]  # first line of each item
-    item_ends: list[int]  # the line after its last
-    item_events: list[int]  # event lines in each item
-    n: int  # lines
+    ``starts``/``ends``: each line's offset in the chunk and the end of its content (its
+    ``\\n`` excluded, a ``\\r`` included); ``kinds``: EVENT, RUN, SUMMARY for fast lines,
+    OTHER for every other line; ``id_start``/``id_end``: a fast line's run id (between its
+    quotes); ``blank``: lines of white space only. Items (consecutive fast lines of one run
+    id: a new one at every run line and after every summary): ``item_starts``/``item_ends``
+    (line numbers in the chunk), ``item_events`` (event lines in each), ``words`` (each
+    line's run id, zero-padded, as 64-bit words).
+    """
+
+    __slots__ = ("n", "starts", "ends", "kinds", "id_start", "id_end", "blank", "item_starts", "item_ends",
+                 "item_events", "words", "_lists")
+
+    def __init__(self, n: int, starts: Any, ends: Any, kinds: Any, id_start: Any, id_end: Any, blank: Any,
+                 item_starts: Any, item_ends: Any, item_events: Any, words: Any):
+        self.n = n
+        self.starts, self.ends, self.kinds, self.id_start, self.id_end = starts, ends, kinds, id_start, id_end
+        self.blank = blank
+        self.item_starts, self.item_ends, self.item_events, self.words = item_starts, item_ends, item_events, words
+        self._lists: Any = None
+
+    def lists(self) -> tuple[list[int], ...]:
+        """(starts, ends, kinds, id_start, id_end) as lists: for the per-line path."""
+        if self._lists is None:
+            self._lists = tuple(x.tolist() for x in (self.starts, self.ends, self.kinds, self.id_start, self.id_end))
+        return self._lists
+
+    def keys(self, lines: Any = None) -> list[bytes]:
+        """The run ids (bytes between the quotes) of ``lines`` (default: every line); meaningless where not fast."""
+        words = self.words if lines is None else self.words[lines]
+        return np.ascontiguousarray(words).view(f"S{ID_WINDOW}").ravel().tolist()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__slots__ if k != "_lists"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            setattr(self, k, v)
+        self._lists = None
+
+
+_SCRATCH = threading.local()
+
+
+def scratch(slot: int, n: int, dtype: Any) -> Any:
+    """A work array of ``n`` elements, reused from chunk to chunk (per thread and ``slot``): a fresh
+    array of a chunk's size costs page faults each time, as much as the work done in it."""
+    arrays = _SCRATCH.__dict__.setdefault("arrays", {})
+    found = arrays.get(slot)
+    if found is None or found.dtype != dtype or len(found) < n:
+        found = arrays[slot] = np.empty(max(n, 1 << 20), dtype)
+    return found[:n]
 
 
 def line_spans(a: Any, final: bool) -> tuple[Any, Any]:
@@ -76,7 +117,7 @@ def line_spans(a: Any, final: bool) -> tuple[Any, Any]:
 
     The last piece without a line end counts as a line only when ``final``.
     """
-    nl = np.flatnonzero(a == _NL)
+    nl = np.flatnonzero(np.equal(a, _NL, out=scratch(0, len(a), np.bool_)))
     tail = final and (len(a) > (nl[-1] + 1 if len(nl) else 0))
     count = len(nl) + (1 if tail else 0)
     starts = np.empty(count, np.int64)
@@ -93,24 +134,21 @@ def line_spans(a: Any, final: bool) -> tuple[Any, Any]:
 def classify(buf: bytes, limit: int, final: bool, valid: Any = None, size: int | None = None) -> Chunk:
     """Lines, kinds, run ids and items of ``buf[:size]`` (whole lines; see :func:`line_spans`).
 
-    ``valid``, in strict mode, is a callable given (buffer array, starts, ends, fast
-    mask, kinds, id starts, id ends) that returns the fast lines known to be records
-    (see :class:`Validation`).
+    ``valid``, in strict mode, is a callable given (the chunk so far, the buffer array, the
+    fast lines) that returns the fast lines known to be records (see :mod:`.validation`).
     """
     size = len(buf) if size is None else size
     whole = np.frombuffer(buf, np.uint8)
     a = whole[:size]
     starts, ends = line_spans(a, final)
     n = len(starts)
-    if n == 0:
-        return Chunk([], [], [], [], [], [], [], [], 0)
     if len(whole) < size + _PAD:  # the bulk reads below look a little past the last line
         whole = np.concatenate((a, np.zeros(_PAD, np.uint8)))
-    rows = np.lib.stride_tricks.sliding_window_view(whole, _HEAD)
-    head = rows[starts].view(np.uint64)  # n x 4 words
-    kinds = np.zeros(n, np.int8)
-    for kind, pattern, mask in _PREFIX_WORDS:
-        kinds[_all4((head & mask) == pattern)] = kind
+    # the kind: the byte that tells the prefixes apart, then the whole prefix compared as four words
+    kinds = _KIND_OF_BYTE[whole[starts + _KIND_AT]]
+    head = np.lib.stride_tricks.sliding_window_view(whole, _HEAD)[starts].view(np.uint64)  # n x 4 words
+    prefixed = ((head & _MASKS[kinds]) == _PATTERNS[kinds]).view(np.uint32).ravel() == 0x01010101
+    kinds[~prefixed] = OTHER  # (the bulk reads below stay within the padding only for prefixed lines)
     length = ends - starts
     # the run id: up to the first quote, backslash or control byte after the prefix
     id_start = starts + _PREFIX_LEN[kinds]
@@ -127,25 +165,40 @@ def classify(buf: bytes, limit: int, final: bool, valid: Any = None, size: int |
     fast = (kinds > 0) & plain & brace & (length <= limit)
     if not buf.isascii():  # the padding past ``size`` may make this cautious, never wrong
         fast &= _utf8_lines(buf, a, starts, ends, fast)
-    if valid is not None:
-        fast &= valid(a, starts, ends, fast, kinds, id_start, id_end)
+    blank = _blank_lines(buf, whole, starts, ends, fast)
+    words = window.view("<u8") & _WORD_MASKS[np.clip(q[:, None] - _WORD_STARTS, 0, 8)]  # each id, zero-padded
+    chunk = Chunk(n, starts, ends, kinds, id_start, id_end, blank, None, None, None, words)
+    if valid is not None and fast.any():
+        fast &= valid(chunk, a, fast)
     kinds[~fast] = OTHER
     # items: a new one at every line that is not fast, or follows one that is not, has another
     # run id than the line before, is a run line, or follows a summary
     brk = np.ones(n, bool)
     if n > 1:
-        words = window.view("<u8") & _WORD_MASKS[np.clip(q[:, None] - _WORD_STARTS, 0, 8)]  # each id, zero-padded
         same_id = q[1:] == q[:-1]
         for k in range(ID_WINDOW // 8):
             same_id &= words[1:, k] == words[:-1, k]
         brk[1:] = ~fast[1:] | ~fast[:-1] | ~same_id | (kinds[1:] == RUN) | (kinds[:-1] == SUMMARY)
     item_starts = np.flatnonzero(brk)
-    item_events = np.add.reduceat(kinds == EVENT, item_starts, dtype=np.int32)
     item_ends = np.empty_like(item_starts)
-    item_ends[:-1] = item_starts[1:]
-    item_ends[-1] = n
-    return Chunk(starts.tolist(), ends.tolist(), kinds.tolist(), id_start.tolist(), id_end.tolist(),
-                 item_starts.tolist(), item_ends.tolist(), item_events.tolist(), n)
+    if n:
+        item_ends[:-1] = item_starts[1:]
+        item_ends[-1] = n
+    chunk.item_starts, chunk.item_ends = item_starts, item_ends
+    chunk.item_events = (np.add.reduceat(kinds == EVENT, item_starts, dtype=np.int64) if n
+                         else np.zeros(0, np.int64))
+    return chunk
+
+
+def _blank_lines(buf: bytes, whole: Any, starts: Any, ends: Any, fast: Any) -> Any:
+    """Lines of white space only (empty, or spaces, tabs and CRs): readers skip them."""
+    blank = ends == starts
+    first = whole[starts]
+    maybe = ~fast & ~blank & ((first == 0x20) | (first == 0x09) | (first == _CR) | (first == 0x0C)
+                              | (first == 0x0B))
+    for i in np.flatnonzero(maybe).tolist():
+        blank[i] = not buf[int(starts[i]):int(ends[i])].strip()
+    return blank
 
 
 def _utf8_lines(buf: bytes, a: Any, starts: Any, ends: Any, fast: Any) -> Any:
@@ -155,7 +208,7 @@ def _utf8_lines(buf: bytes, a: Any, starts: Any, ends: Any, fast: Any) -> Any:
         return np.ones(len(starts), bool)
     except UnicodeDecodeError:
         pass
-    high = _per_line(np.flatnonzero(a >= 0x80), starts) > 0
+    high = per_line(np.flatnonzero(a >= 0x80), starts) > 0
     ok = np.ones(len(starts), bool)
     for i in np.flatnonzero(high & fast).tolist():
         try:
@@ -165,132 +218,7 @@ def _utf8_lines(buf: bytes, a: Any, starts: Any, ends: Any, fast: Any) -> Any:
     return ok
 
 
-# -- strict mode: every fast line validated as a record -----------------------------------------
-def _record_decoder() -> Any:
-    from tracetui.trace.index.records import DECODER  # msgspec: imported only when checking strictly
-
-    return DECODER
-
-
-class Validation:
-    """Strict mode for one chunk: which fast lines are records, and each fast event's ``seq``.
-
-    msgspec validates the chunk's lines as JSON (in one call when they all are
-    records) and checks each record's fields as :func:`~tracetui.trace.reader.check_record`
-    does, without building dicts. Where its reading could differ from orjson's (the
-    reader's parser), a line is left to the exact path instead: invalid UTF-8 (msgspec
-    does not check it in skipped strings), numbers that overflow a double or an
-    integer of 19 digits or more (orjson refuses the first and reads the second as a
-    float), more opening brackets than the nesting limit, or a run id given twice.
-    """
-
-    def __init__(self, buf: bytes, max_depth: int, size: int | None = None):
-        self.buf = buf
-        self.size = len(buf) if size is None else size
-        self.max_depth = max_depth
-        self.seqs: dict[int, Any] = {}  # line -> the seq of a fast event line that is a record
-
-    def seq(self, line: int) -> Any:
-        return self.seqs[line]
-
-    def __getstate__(self) -> dict[str, Any]:  # sent back by a worker process: only what the scan needs
-        return {"seqs": self.seqs, "buf": b"", "size": self.size, "max_depth": self.max_depth}
-
-    def __call__(self, a: Any, starts: Any, ends: Any, fast: Any, kinds: Any, id_start: Any, id_end: Any) -> Any:
-        buf = self.buf
-        candidates = fast & ~_risky_lines(a, starts, self.max_depth)
-        if not candidates.any():
-            return candidates
-        decoder = _record_decoder()
-        records = _whole_chunk(decoder, buf if self.size == len(buf) else memoryview(buf)[:self.size], a, starts)
-        if records is None:  # some line is not a record: each line on its own
-            decode = decoder.decode
-            records = {}
-            starts_, ends_ = starts.tolist(), ends.tolist()
-            for i in np.flatnonzero(candidates).tolist():
-                try:
-                    records[i] = decode(buf[starts_[i]:ends_[i]])
-                except Exception:  # noqa: BLE001 - any refusal: the exact path words the problem
-                    candidates[i] = False
-        # a run id given twice (orjson keeps the last; the prefix shows the first): those lines are compared;
-        # counted first over the whole chunk, where every fast line has one in its prefix
-        others = sum(buf.count(b'"run_id"', s, e) for s, e in zip(starts[~fast].tolist(), ends[~fast].tolist()))
-        if buf.count(b'"run_id"', 0, self.size) == int(fast.sum()) + others:
-            twice = np.zeros(len(starts), bool)
-        else:
-            twice = _per_line(_occurrences(a, b'"run_id"'), starts) > 1
-        for i in np.flatnonzero(candidates & twice).tolist():
-            if records[i].run_id.encode() != buf[int(id_start[i]):int(id_end[i])]:
-                candidates[i] = False
-        seqs = self.seqs
-        for i in np.flatnonzero(candidates & (kinds == EVENT)).tolist():
-            seqs[i] = records[i].seq
-        return candidates
-
-
-def _occurrences(a: Any, word: bytes) -> Any:
-    """Where ``word`` (starting with a byte other than its others) occurs in the byte array."""
-    first = np.flatnonzero(a[:len(a) - len(word) + 1] == word[0])
-    for k in range(1, len(word)):
-        first = first[a[first + k] == word[k]]
-    return first
-
-
-def _whole_chunk(decoder: Any, buf: bytes, a: Any, starts: Any) -> Any:
-    """Every line's record, by line (None when some line is not a record)."""
-    try:
-        decoded = decoder.decode_lines(buf)
-    except Exception:  # noqa: BLE001
-        return None
-    filled = a[starts] == 0x7B  # a line that starts with { is not blank; the rest are looked at one by one
-    for i in np.flatnonzero(~filled).tolist():
-        end = starts[i + 1] if i + 1 < len(starts) else len(a)
-        filled[i] = bool(bytes(a[starts[i]:end]).strip(b" \t\r\n"))  # msgspec skips blank lines
-    if len(decoded) != int(filled.sum()):
-        return None
-    position = np.cumsum(filled) - 1
-    return _ByLine(decoded, position)
-
-
-class _ByLine:
-    """Records decoded for the non-blank lines, looked up by line number in the chunk."""
-
-    def __init__(self, decoded: list[Any], position: Any):
-        self.decoded, self.position = decoded, position.tolist()
-
-    def __getitem__(self, line: int) -> Any:
-        return self.decoded[self.position[line]]
-
-
-#: a line with this many digits in a row, aligned, is read exactly: any run of 19 digits holds such a block
-_DIGIT_BLOCK = 8
-_ALL_DIGITS = np.frombuffer(b"\x01" * _DIGIT_BLOCK, np.uint64)[0]
-
-
-def _risky_lines(a: Any, starts: Any, max_depth: int) -> Any:
-    """Lines whose numbers or nesting msgspec and orjson may read differently (see Validation).
-
-    orjson refuses a number that overflows a double, which msgspec reads as infinity (one
-    with an exponent of three or more digits, or an integer part of 210 or more digits),
-    and reads an integer beyond 64 bits (20 digits) as a float: lines with an exponent of
-    three digits or 15 digits in a row (which hold an aligned block of 8) are read exactly.
-    """
-    n = len(a)
-    risky = np.zeros(len(starts), bool)
-    digit = (a - 0x30) < 10  # uint8 wraps: one compare
-    after = np.flatnonzero(digit[:-1] & ((a[1:] | 0x20) == 0x65)) + 1  # an e or E after a digit
-    if len(after):
-        p = after + 1
-        p += np.isin(a[np.minimum(p, n - 1)], (0x2B, 0x2D))  # a sign
-        three = digit[np.minimum(p, n - 1)] & digit[np.minimum(p + 1, n - 1)] & digit[np.minimum(p + 2, n - 1)]
-        risky[np.searchsorted(starts, after[three & (p + 2 < n)], side="right") - 1] = True
-    blocks = np.flatnonzero(digit[:n - n % _DIGIT_BLOCK].view(np.uint64) == _ALL_DIGITS) * _DIGIT_BLOCK
-    if len(blocks):
-        risky[np.searchsorted(starts, blocks, side="right") - 1] = True
-    return risky | (_per_line(np.flatnonzero((a | 0x20) == 0x7B), starts) > max_depth)  # [ or {
-
-
-def _per_line(positions: Any, starts: Any) -> Any:
+def per_line(positions: Any, starts: Any) -> Any:
     """How many of the (sorted) byte positions fall in each line."""
     edges = np.searchsorted(positions, starts)
     return np.diff(edges, append=len(positions))

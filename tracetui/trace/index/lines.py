@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from tracetui.trace.index.changes import TRUNCATED, Change, Snapshot, TraceChanged
 from tracetui.trace.reader import open_trace
@@ -48,7 +48,7 @@ class FileLines:
         self.seg_start = array("q")
         self.seg_end = array("q")
         self.seg_line = array("q")
-        self.seg_next = array("l")
+        self.seg_next = array("q")
 
     # -- the descriptor -------------------------------------------------------------------------
     def open(self) -> None:
@@ -119,6 +119,35 @@ class FileLines:
         if tail >= 0:
             self.seg_next[tail] = k
         return k
+
+    def add_segments(self, runs: Any, starts: Any, ends: Any, numbers: Any, table: Any) -> None:
+        """Segments [starts[j], ends[j]) from line ``numbers[j]``, each chained after the last one of run
+        ``runs[j]`` (in order: a run's segments in a chunk follow one another), for every j; the
+        runs' first and last segments (``table.head``, ``table.tail``) are updated."""
+        import numpy as np
+
+        k0, m = len(self.seg_start), len(runs)
+        self.seg_start.frombytes(starts.astype(np.int64).tobytes())
+        self.seg_end.frombytes(ends.astype(np.int64).tobytes())
+        self.seg_line.frombytes(numbers.astype(np.int64).tobytes())
+        self.seg_next.frombytes(np.full(m, -1, np.int64).tobytes())
+        by_run = np.argsort(runs, kind="stable")
+        ordered_runs = runs[by_run]
+        segments = by_run + k0
+        first = np.ones(m, bool)
+        first[1:] = ordered_runs[1:] != ordered_runs[:-1]
+        last = np.ones(m, bool)
+        last[:-1] = first[1:]
+        seg_next = np.frombuffer(self.seg_next, np.int64)
+        seg_next[segments[:-1][~first[1:]]] = segments[1:][~first[1:]]  # within a run: the next one
+        head, tail = np.frombuffer(table.head, np.int64), np.frombuffer(table.tail, np.int64)
+        opening = ordered_runs[first]
+        before = tail[opening]
+        continued = before >= 0
+        seg_next[before[continued]] = segments[first][continued]
+        head[opening[~continued]] = segments[first][~continued]
+        tail[ordered_runs[last]] = segments[last]
+        del seg_next, head, tail
 
     def lines(self, head: int) -> Iterator[tuple[int, bytes]]:
         """(line number, line without its line end) for every line of the segments from ``head``."""

@@ -25,10 +25,10 @@ class RunTable:
         self.named: dict[str, int] = {}  # listed name -> r, for runs of an id that repeats (and odd names)
         self.repeats: dict[bytes, int] = {}  # id bytes -> how many runs have that id, once it repeats
         self.names: list[str] = []
-        self.head = array("l")
-        self.tail = array("l")
-        self.nevents = array("l")
-        self.pub = array("l")
+        self.head = array("q")
+        self.tail = array("q")
+        self.nevents = array("q")
+        self.pub = array("q")
         self.scenario: list[str | None] = []
         self.ablation: list[str | None] = []
         self.seqs: dict[int, set[Any]] = {}  # strict mode: the seqs of open runs
@@ -46,6 +46,50 @@ class RunTable:
             if r < 0:
                 r = ~r
         return r
+
+    # -- in bulk (:mod:`.bulk`) ----------------------------------------------------------------
+    def add_runs(self, keys: list[bytes], names: list[str]) -> None:
+        """New runs, numbered from ``len(self)`` in order, of ids ``keys`` listed as ``names``."""
+        if not keys:
+            return
+        r0, k = len(self.names), len(keys)
+        self.ids.update(zip(keys, range(r0, r0 + k)))
+        self.names += names
+        unset = array("q", [-1]) * k
+        self.head += unset
+        self.tail += unset
+        self.pub += unset
+        self.nevents += array("q", bytes(8 * k))
+        self.scenario += [None] * k
+        self.ablation += [None] * k
+
+    def set_fields(self, runs: Any, scenarios: list[Any], ablations: list[Any]) -> None:
+        """Each of ``runs`` (an int array) read its run line: its scenario and ablation."""
+        k = len(runs)
+        if not k:
+            return
+        lo = int(runs[0])
+        if int(runs[-1]) - lo == k - 1 and (k == 1 or bool((runs[1:] - runs[:-1] == 1).all())):
+            self.scenario[lo:lo + k] = scenarios  # new runs, in order: the usual case
+            self.ablation[lo:lo + k] = ablations
+            return
+        for r, scenario, ablation in zip(runs.tolist(), scenarios, ablations):
+            self.scenario[r] = scenario
+            self.ablation[r] = ablation
+
+    def add_events(self, runs: Any, counts: Any) -> None:
+        """Add ``counts[j]`` events to run ``runs[j]``, for every j."""
+        import numpy as np
+
+        nevents = np.frombuffer(self.nevents, np.int64)
+        np.add.at(nevents, runs, counts)
+        del nevents
+
+    def published(self, runs: Any) -> Any:
+        """Whether each of ``runs`` is listed already (a bool array)."""
+        import numpy as np
+
+        return np.frombuffer(self.pub, np.int64)[runs] >= 0
 
     def new_run(self, key: bytes, run_id: str | None, previous: int | None) -> int:
         """A run of id ``key``: its first (``run_id`` decoded), or the next after run ``previous``."""

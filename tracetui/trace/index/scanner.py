@@ -24,27 +24,20 @@ rows (:mod:`.source`), or ``check``'s verdict printer (:mod:`tracetui.trace.chec
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Iterator, Protocol
 
 import orjson
 
 from tracetui.trace import limits
-from tracetui.trace.format import TRACE_VERSION, version_problem
+from tracetui.trace.format import version_problem
+from tracetui.trace.index.layout import CURRENT_VERSION as _CURRENT_VERSION
+from tracetui.trace.index.layout import RUN_LAYOUT as _RUN_LAYOUT
+from tracetui.trace.index.layout import summary_of
 from tracetui.trace.index.lines import FileLines
 from tracetui.trace.index.runs import _INTERNED_BYTES as _INTERNED
 from tracetui.trace.index.runs import RunTable, id_key, intern_bytes, intern_name
 from tracetui.trace.index.steps import PAD, Prepared, prepare
 from tracetui.trace.reader import LongLine, parse_line, record_warning
-
-_CURRENT_VERSION = str(TRACE_VERSION).encode()
-
-# The writer's run line up to the three fields the index needs, matched from the quote that closes
-# the run id. Any other layout is parsed whole instead.
-_STR = rb'"[^"\\\x00-\x1f]*"'
-_RUN_LAYOUT = re.compile(
-    rb'","trace_version":(-?\d{1,18}),"producer":' + _STR + rb',"inputs":\{"source":' + _STR
-    + rb',"scenario":(?:"([^"\\\x00-\x1f]*)"|null),"ablation":(?:"([^"\\\x00-\x1f]*)"|null)[,}]').match
 
 
 class Sink(Protocol):
@@ -119,13 +112,18 @@ class Scanner:
         return prepared.end - prepared.start
 
     def _index(self, buf: bytes, base: int, size: int, chunk: Any, validation: Any) -> None:
-        """Index the lines of ``buf[:size]``, which starts at ``base`` in the file (see :meth:`prepare`)."""
+        """Index the lines of ``buf[:size]``, which starts at ``base`` in the file (see :meth:`prepare`):
+        in bulk (:mod:`.bulk`) when nothing in it needs the per-line rules, else item by item."""
         from tracetui.trace.index import classify as cl
+        from tracetui.trace.index.bulk import link_in_bulk
 
+        if link_in_bulk(self, buf, base, size, chunk, validation):
+            return
         self.validation = validation
         first = self.lines.lineno + 1  # line number of the chunk's line 0
-        starts, ends, kinds = chunk.starts, chunk.ends, chunk.kinds
-        id_start, id_end, item_starts, item_events = chunk.id_start, chunk.id_end, chunk.item_starts, chunk.item_events
+        starts, ends, kinds, id_start, id_end = chunk.lists()
+        item_starts, item_ends, item_events = (x.tolist() for x in (chunk.item_starts, chunk.item_ends,
+                                                                    chunk.item_events))
         runs, lines, sink, strict = self.runs, self.lines, self.sink, self.strict
         ids, named, head, tail, nevents, pub = runs.ids, runs.named, runs.head, runs.tail, runs.nevents, runs.pub
         names, scenarios, ablations = runs.names, runs.scenario, runs.ablation
@@ -135,7 +133,8 @@ class Scanner:
         n = chunk.n
         EVENT, RUN, SUMMARY = cl.EVENT, cl.RUN, cl.SUMMARY
         deep = limits.MAX_DEPTH
-        for s, e, events in zip(item_starts, chunk.item_ends, item_events):
+        seqs = validation.seqs.tolist() if strict and validation.seqs is not None else None
+        for s, e, events in zip(item_starts, item_ends, item_events):
             k0 = kinds[s]
             if not k0:
                 self._line(buf, base, chunk, s, first + s, size)
@@ -167,7 +166,6 @@ class Scanner:
                     continue
             if strict and events:
                 seen = runs.seqs.get(r) if r is not None else None
-                seqs = validation.seqs  # type: ignore[union-attr]
                 item_seqs = [seqs[i] for i in range(s, e) if kinds[i] == EVENT]
                 if len(set(item_seqs)) != len(item_seqs) or (seen and not seen.isdisjoint(item_seqs)):
                     self._lines(buf, base, chunk, s, e, first, size)
@@ -242,17 +240,18 @@ class Scanner:
     def _line(self, buf: bytes, base: int, chunk: Any, i: int, lineno: int, size: int) -> None:
         from tracetui.trace.index.classify import EVENT, RUN, SUMMARY
 
-        kind = chunk.kinds[i]
-        start, end = chunk.starts[i], chunk.ends[i]
-        after = base + (chunk.starts[i + 1] if i + 1 < chunk.n else size)
+        starts, ends, kinds, id_start, id_end = chunk.lists()
+        kind = kinds[i]
+        start, end = starts[i], ends[i]
+        after = base + (starts[i + 1] if i + 1 < chunk.n else size)
         runs = self.runs
         if kind:
-            key = buf[chunk.id_start[i]:chunk.id_end[i]]
+            key = buf[id_start[i]:id_end[i]]
             m = summary = None
             if kind == RUN:
-                m = _RUN_LAYOUT(buf, chunk.id_end[i], end)
+                m = _RUN_LAYOUT(buf, id_end[i], end)
             elif kind == SUMMARY:
-                summary = _summary(buf[start:end], key)
+                summary = summary_of(buf[start:end], key)
             if kind == EVENT or m is not None or summary is not None:
                 r = runs.ids.get(key)
                 # A run that may be listed as id#n, or whose id looks like one, is only made from a
@@ -371,14 +370,3 @@ class Scanner:
                 return True
         return False
 
-
-def _summary(raw: bytes, key: bytes) -> dict[str, Any] | None:
-    """A summary line parsed, or None to leave it to the slow path (which words the problem)."""
-    try:
-        obj = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return None
-    if (type(obj) is dict and obj.get("rec") == "summary" and type(obj.get("run_id")) is str
-            and obj["run_id"].encode() == key and not (limits.may_be_too_deep(raw) and limits.too_deep(obj))):
-        return obj
-    return None

@@ -15,29 +15,27 @@ rows are replaced as their lines arrive.
 """
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
 from dataclasses import dataclass
-from itertools import compress
 from typing import Any, Iterator, Sequence
 
 from tracetui.trace import limits
-from tracetui.trace.index.changes import REWRITTEN, Change, TraceChanged
+from tracetui.trace.index.changes import Change, TraceChanged
 from tracetui.trace.index.entries import Rows
 from tracetui.trace.index.files import FileIndex, Input
 from tracetui.trace.index.lines import FileLines
 from tracetui.trace.index.runs import RunTable
+from tracetui.trace.index.publishing import Publishing
 from tracetui.trace.index.scanner import Scanner
-from tracetui.trace.reader import Problem, RunData, TraceReadError, open_trace, parse_line
+from tracetui.trace.reader import Problem, RunData, TraceReadError, open_trace
 from tracetui.trace.source import RunEntry, entry_from_run
 
 #: Chunk size of one scan step: small enough for a smooth progress bar and an early
 #: first partial run list, large enough that the per-step overhead is nil.
 DEFAULT_CHUNK_BYTES = 4 * 1024 * 1024
-#: Problems kept per file; a file that is not a trace at all would otherwise cost a
-#: Problem per line. The rest are counted in :attr:`IndexedSource.problem_count`.
-MAX_PROBLEMS_PER_FILE = 10_000
 #: How often a followed file is looked at for more lines, in seconds.
 POLL_SECONDS = 0.25
 
@@ -59,7 +57,7 @@ class ScanProgress:
         return 1.0 if self.done or self.caught_up or not self.bytes_total else self.bytes_done / self.bytes_total
 
 
-class IndexedSource:
+class IndexedSource(Publishing):
     """A :class:`~tracetui.trace.source.TraceSource` over JSONL files, indexed in the background.
 
     Constructing it only checks the inputs (missing file, directory, not a regular
@@ -69,6 +67,10 @@ class IndexedSource:
     TraceReadError at its end; with several files, a file without runs is a
     :class:`Problem` (line 0) and the others still open. A scan that finds a file cut
     short or rewritten raises :class:`~tracetui.trace.index.changes.TraceChanged`.
+
+    Memory: the objects made while scanning (rows, the line table) live as long as the source, so
+    after each step they are moved out of the cyclic collector's way (``gc.freeze``) until the scan
+    is done or caught up; a collection would otherwise look at all of them again and again.
 
     Threads: one thread scans (a second concurrent :meth:`scan` raises
     RuntimeError); any thread may call :meth:`runs`, :meth:`problems`, :meth:`load`
@@ -210,6 +212,7 @@ class IndexedSource:
                 if self.done:
                     break
                 self._check_unchanged()
+                gc.unfreeze()
                 yield self._progress(caught_up=True)
                 time.sleep(poll)
             if not self._entries:
@@ -218,8 +221,10 @@ class IndexedSource:
                     detail = "it is empty" if f.lines.pos == 0 else "no line is a trace record"
                     raise TraceReadError(f"{f.path}: no runs found ({detail})")
                 raise TraceReadError("no runs found in any file")
+            gc.unfreeze()
             yield self._progress(done=True)
         finally:
+            gc.unfreeze()
             self._scan_lock.release()
 
     def _scan_file(self, f: FileIndex, step: int) -> Iterator[ScanProgress]:
@@ -237,6 +242,7 @@ class IndexedSource:
             self.bytes_done += consumed
             lines.remember()
             self._list()
+            gc.freeze()  # the rows and the line table made so far stay: no collection need look at them again
             yield self._progress(source=f.source)
         lines.remember()
         self._list()
@@ -277,113 +283,6 @@ class IndexedSource:
     @staticmethod
     def _may_grow(f: FileIndex) -> bool:
         return f.lines.growing is not None and f.lines.growing()
-
-    # -- the scanner's sink -----------------------------------------------------------------
-    def run_ended(self, scan: Scanner, r: int, summary: dict[str, Any]) -> None:
-        """A run's summary line, its last: publish the run (at the file's end when it needs its events)."""
-        f = self._files[scan.lines.source]
-        runs = f.runs
-        entry = self._rows.from_summary(f, r, runs.names[r], summary)
-        if runs.pub[r] >= 0:  # listed while it was being written: now it is complete
-            f.grown.add(r)
-            if entry is not None:
-                f.grown.discard(r)
-                self._replace({runs.pub[r]: entry})
-        elif entry is not None:
-            runs.pub[r] = len(self._entries) + len(self._unlisted)
-            self._unlisted.append(entry)
-            f.runs_found += 1
-
-    def run_grew(self, scan: Scanner, r: int) -> None:
-        self._files[scan.lines.source].grown.add(r)
-
-    def problem(self, scan: Scanner, line: int, message: str) -> None:
-        self._problem(self._files[scan.lines.source], line, message)
-
-    # -- publishing -------------------------------------------------------------------------
-    def _publish(self, f: FileIndex, r: int, entry: RunEntry) -> None:
-        self._list()
-        with self._lock:
-            f.runs.pub[r] = len(self._entries)
-            self._entries.append(entry)
-            f.runs_found += 1
-
-    def _list(self) -> None:
-        """Add the runs published during a scan step to the live list, at once (see run_ended)."""
-        if self._unlisted:
-            with self._lock:
-                self._entries.extend(self._unlisted)
-            self._unlisted.clear()
-
-    def _replace(self, changes: dict[int, RunEntry]) -> None:
-        """Change published entries: on a new list object, so consumers see that rows changed."""
-        if threading.get_ident() == self._scanner_thread:
-            self._list()
-        with self._lock:
-            entries = list(self._entries)
-            for k, entry in changes.items():
-                entries[k] = entry
-            self._entries = entries
-
-    def _publish_pending(self, f: FileIndex, final: bool) -> None:
-        """Runs without a summary, or whose summary needs their events, get their verdict from their
-        lines: at the end of a file, or each time a followed file is caught up with."""
-        runs = f.runs
-        head = runs.head
-        unpublished = compress(range(len(runs.pub)), map((-1).__eq__, runs.pub))  # without a loop in Python
-        pending = sorted((r for r in unpublished if head[r] >= 0), key=head.__getitem__)
-        for r in pending:
-            data = self._load_run(f, r)
-            if final:
-                self._validated.add((f.source, r))
-            if data.first_line:  # at least one good line
-                self._publish(f, r, entry_from_run(data, f.source))
-        if f.grown:
-            changed = {}
-            for r in sorted(f.grown):
-                if runs.pub[r] >= 0:
-                    data = self._load_run(f, r)
-                    if data.first_line:
-                        changed[runs.pub[r]] = entry_from_run(data, f.source)
-            f.grown.clear()
-            if changed:
-                self._replace(changed)
-        if final:
-            f.lines.done = True
-            if f.runs_found == 0 and len(self._files) > 1 and f.lines.size:
-                self._file_problem(f, "no runs found (no line is a trace record)")
-
-    def _load_run(self, f: FileIndex, r: int) -> RunData:
-        """Parse one run's lines, in file order; bad lines become problems (found at load time)."""
-        name = f.runs.names[r]
-        data = RunData(name)
-        first_id: Any = None
-        for number, raw in f.lines.lines(f.runs.head[r]):
-            obj, problem = parse_line(raw)
-            if not problem:
-                run_id = obj["run_id"]
-                if first_id is None:
-                    first_id = run_id
-                    if not (name == run_id or name.startswith(f"{run_id}#")) and name.split("#")[0].encode() not in raw:
-                        raise TraceChanged(Change(f.path, REWRITTEN))  # another run's line where this one was
-                if not data.first_line:
-                    data.first_line = number
-                problem = data.add(obj)
-            if problem:
-                with self._lock:
-                    self._lazy.setdefault((f.source, number), Problem(number, problem, f.path))
-        return data
-
-    def _problem(self, f: FileIndex, line: int, message: str) -> None:
-        f.problem_count += 1
-        if len(f.problems) < MAX_PROBLEMS_PER_FILE:
-            p = Problem(line, message, f.path)
-            f.problems.append(p)
-            with self._lock:
-                self._problems.append(p)
-
-    def _file_problem(self, f: FileIndex, message: str) -> None:
-        self._problem(f, 0, message)
 
 
 def _seq(event: dict[str, Any]) -> int:

@@ -87,7 +87,8 @@ def _long_line(lines: FileLines, strict: bool, step_start: int, start: int, size
 
 def _classified(strict: bool, step_start: int, buf: bytes, base: int, final: bool, size: int) -> Prepared:
     from tracetui.trace.index import classify as cl
+    from tracetui.trace.index.validation import Validation
 
-    validation = cl.Validation(buf, limits.MAX_DEPTH, size) if strict else None
+    validation = Validation(buf, limits.MAX_DEPTH, size) if strict else None
     chunk = cl.classify(buf, limits.MAX_LINE_BYTES, final, validation, size)
     return Prepared(step_start, base + size, buf, base, size, chunk, validation)

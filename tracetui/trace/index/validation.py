@@ -1,0 +1,271 @@
+"""Strict mode: every fast line of a chunk validated as a record, in bulk, as the reader would.
+
+msgspec validates the chunk's lines as JSON (in one call when they all are records)
+and checks each record's fields as :func:`~tracetui.trace.reader.check_record` does,
+without building dicts (:mod:`.records`). Where its reading could differ from
+orjson's (the reader's parser), a line is left to the exact per-line path instead:
+
+- a number that may overflow a double (orjson refuses it; msgspec skips it unread): an
+  exponent of three digits or more, or a run of digits that holds an aligned 64-byte
+  block of them (an integer part that overflows has 210 digits or more);
+- nesting deeper than the limit: msgspec counts its nesting against Python's recursion
+  limit, which is set for the call so that it refuses exactly what is too deep
+  (:func:`decode_within_depth`); where that cannot be arranged (other threads run), the
+  opening brackets of each line are counted instead;
+- a run id given twice (orjson keeps the last; the prefix shows the first): the
+  decoded id is compared with the prefix's;
+- a summary with 15 digits or more in a row (msgspec reads an integer beyond 64 bits
+  as an int, orjson as a float) is read by orjson, since its fields are read, not skipped;
+- invalid UTF-8 is found by the classification (:mod:`.classify`).
+"""
+from __future__ import annotations
+
+import gc
+import sys
+import threading
+from operator import attrgetter
+from typing import Any, Callable
+
+import numpy as np
+
+from tracetui.trace.format import TRACE_VERSION
+from tracetui.trace.index.classify import EVENT, RUN, SUMMARY, per_line, scratch
+
+#: an aligned block of this many digits marks a line whose numbers may overflow
+_LONG_RUN = 64
+#: bytes looked at together for overflowing numbers (a multiple of _LONG_RUN that fits a cache)
+_BLOCK = 256 * 1024
+_ALL_DIGITS8 = np.frombuffer(b"\x01" * 8, np.uint64)[0]
+_SEQ = attrgetter("seq")
+_RUN_ID = attrgetter("run_id")
+
+
+def _decoder() -> Any:
+    from tracetui.trace.index.records import DECODER  # msgspec: imported only when checking strictly
+
+    return DECODER
+
+
+class Validation:
+    """Strict mode for one chunk: which fast lines are records, each event's ``seq`` and each summary.
+
+    ``seqs``: per line, the ``seq`` of a fast event line that is a record (0 elsewhere);
+    ``summaries``: line -> its decoded summary (:class:`.records.SummaryRecord`).
+    """
+
+    def __init__(self, buf: bytes, max_depth: int, size: int | None = None):
+        self.buf = buf
+        self.size = len(buf) if size is None else size
+        self.max_depth = max_depth
+        self.seqs: Any = None
+        self.summaries: dict[int, Any] = {}
+        self.odd_versions: set[int] = set()  # run lines whose trace_version may need a warning
+
+    def seq(self, line: int) -> Any:
+        return int(self.seqs[line])
+
+    def __getstate__(self) -> dict[str, Any]:  # sent back by a worker process: only what the scan needs
+        return {"seqs": self.seqs, "summaries": self.summaries, "odd_versions": self.odd_versions, "buf": b"",
+                "size": self.size, "max_depth": self.max_depth}
+
+    def __call__(self, chunk: Any, a: Any, fast: Any) -> Any:
+        buf, starts, ends, kinds = self.buf, chunk.starts, chunk.ends, chunk.kinds
+        self.starts, self.ends = starts, ends
+        self.seqs = np.zeros(len(starts), np.int64)
+        candidates = fast & ~_overflowing(a, starts)
+        lines = np.flatnonzero(fast)
+        decoder = _decoder()
+        records, depth_checked = self._in_one_call(decoder, chunk, fast, lines)
+        if records is None:  # some line is not a record (or too deep): each line on its own
+            records = [None] * len(lines)
+            depth_checked = True
+            decode = decoder.decode
+            for j, i in enumerate(lines.tolist()):
+                if candidates[i]:
+                    try:
+                        records[j], checked = decode_within_depth(decode, buf[starts[i]:ends[i]], self.max_depth)
+                    except Exception:  # noqa: BLE001 - any refusal: the exact path words the problem
+                        candidates[i] = False
+                    else:
+                        depth_checked = depth_checked and checked
+        if not depth_checked:
+            candidates &= ~(per_line(np.flatnonzero((a | 0x20) == 0x7B), starts) > self.max_depth)  # [ or {
+        keys = chunk.keys(lines)
+        ok = candidates[lines]
+        if not (ok.all() and list(map(str.encode, map(_RUN_ID, records))) == keys):  # a run id given twice
+            ok &= np.fromiter((r is not None and r.run_id.encode() == k for r, k in zip(records, keys)),
+                              bool, len(keys))
+        line_kinds = kinds[lines]
+        # what the scan needs: each event's seq, each summary (read by orjson where msgspec may differ)
+        events = np.flatnonzero(ok & (line_kinds == EVENT))
+        if len(events):
+            picked = [records[j] for j in events.tolist()]
+            self.seqs[lines[events]] = np.fromiter(map(_SEQ, picked), np.int64, len(picked))
+        at = np.flatnonzero(ok & (line_kinds == SUMMARY))
+        if len(at):
+            self._summaries(at, lines[at], records, keys, ok)
+        self.odd_versions = {int(lines[j]) for j in np.flatnonzero(ok & (line_kinds == RUN)).tolist()
+                             if not _plain_version(records[j].trace_version)}
+        candidates[lines] = ok
+        return candidates
+
+    def _summaries(self, at: Any, lines: Any, records: list[Any], keys: list[bytes], ok: Any) -> None:
+        """Keep each summary; one with 15 digits or more in a row is read by orjson instead."""
+        from tracetui.trace.index.layout import summary_of
+
+        buf, starts, ends = self.buf, self.starts, self.ends
+        pieces = [buf[s:e] for s, e in zip(starts[lines].tolist(), ends[lines].tolist())]
+        offsets = np.cumsum([0] + [len(p) + 1 for p in pieces])[:-1]
+        exact = np.zeros(len(pieces), bool)
+        blocks = long_numbers(b"\n".join(pieces))
+        if len(blocks):
+            exact[np.searchsorted(offsets, blocks, side="right") - 1] = True
+        summaries = self.summaries
+        for j, i, piece, read_exactly in zip(at.tolist(), lines.tolist(), pieces, exact.tolist()):
+            if read_exactly:
+                summaries[i] = summary_of(piece, keys[j])
+                ok[j] = summaries[i] is not None
+            else:
+                summaries[i] = records[j]
+
+    def _in_one_call(self, decoder: Any, chunk: Any, fast: Any, lines: Any) -> tuple[list[Any] | None, bool]:
+        """Every fast line's record in one call (None when some line is not a record, or too deep),
+        and whether the depth was checked.
+
+        Only fast lines are decoded: each opens with ``{"rec":`` and ends with ``}``, so no
+        value can run on into the next line and a count that matches pairs records with lines.
+        """
+        buf, starts, ends = self.buf, chunk.starts, chunk.ends
+        others = np.flatnonzero(~fast)
+        if all(not buf[s:e].strip(b" \t\r") for s, e in zip(starts[others].tolist(), ends[others].tolist())):
+            data: Any = buf if self.size == len(buf) else memoryview(buf)[:self.size]
+        else:
+            data = b"\n".join([buf[s:e] for s, e in zip(starts[lines].tolist(), ends[lines].tolist())])
+        try:
+            records, checked = decode_within_depth(decoder.decode_lines, data, self.max_depth)
+        except Exception:  # noqa: BLE001
+            return None, True
+        return (records if len(records) == len(lines) else None), checked
+
+
+def _overflowing(a: Any, starts: Any) -> Any:
+    """Lines that may hold a number orjson refuses as overflowing a double: an exponent of three
+    digits or more (an ``e`` or ``E`` after a digit, then a sign or not, then three digits), or an
+    aligned block of 64 digits. Worked out in blocks that stay in the processor's cache, in reused
+    arrays (:func:`.classify.scratch`)."""
+    n = len(a)
+    overflowing = np.zeros(len(starts), bool)
+    hits = []
+    for start in range(0, n, _BLOCK):
+        block = a[start:min(n, start + _BLOCK + 5)]  # 5 more: a sign and three digits after an e at its end
+        m = len(block)
+        if m < 2:
+            break
+        digit = np.less(np.subtract(block, 0x30, out=scratch(1, m, np.uint8)), 10, out=scratch(2, m, np.bool_))
+        letter = np.equal(np.bitwise_or(block, 0x20, out=scratch(1, m, np.uint8)), 0x65, out=scratch(3, m, np.bool_))
+        exp = np.flatnonzero(np.logical_and(digit[:-1], letter[1:], out=scratch(4, m - 1, np.bool_))[:_BLOCK]) + 1
+        if len(exp):  # rare: each looked at
+            after = np.minimum(exp + 1, m - 1)
+            first = after + ((block[after] == 0x2B) | (block[after] == 0x2D))  # after a sign
+            three = digit[np.minimum(first, m - 1)] & digit[np.minimum(first + 1, m - 1)] & \
+                digit[np.minimum(first + 2, m - 1)] & (first + 2 < m)
+            hits.append(exp[three] + start)
+        whole = min(m, _BLOCK) - min(m, _BLOCK) % _LONG_RUN
+        runs = digit[:whole].view(np.uint64).reshape(-1, _LONG_RUN // 8)
+        hits.append(np.flatnonzero((runs == _ALL_DIGITS8).all(1)) * _LONG_RUN + start)
+    if hits:
+        _mark(overflowing, starts, np.concatenate(hits))
+    return overflowing
+
+
+def long_numbers(joined: bytes) -> Any:
+    """Where the aligned blocks of 8 digits are in ``joined`` (any run of 15 digits holds one)."""
+    a = np.frombuffer(joined, np.uint8)
+    digit = (a - 0x30) < 10
+    return np.flatnonzero(digit[:len(a) - len(a) % 8].view(np.uint64) == _ALL_DIGITS8) * 8
+
+
+def _plain_version(version: Any) -> bool:
+    """A ``trace_version`` that reads without a warning: absent, or an int of at most this version's."""
+    return version is None or (type(version) is int and version <= TRACE_VERSION)
+
+
+def _mark(lines: Any, starts: Any, positions: Any) -> None:
+    if len(positions):
+        lines[np.searchsorted(starts, positions, side="right") - 1] = True
+
+
+# -- nesting: msgspec counts it against Python's recursion limit ----------------------------------
+_HEADROOM: dict[int, int] = {}  # max_depth -> recursion levels above the caller that let msgspec read exactly it
+
+
+def _frame_depth() -> int:
+    frame, depth = sys._getframe(1), 0
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    return depth
+
+
+def _nested(depth: int) -> bytes:
+    """A JSON object whose arrays and objects nest ``depth`` levels deep."""
+    return b'{"x":' + b"[" * (depth - 1) + b"]" * (depth - 1) + b"}"
+
+
+def decode_within_depth(decode: Callable[[Any], Any], data: Any, max_depth: int) -> tuple[Any, bool]:
+    """``(decode(data), True)`` where nesting deeper than ``max_depth`` raises RecursionError.
+
+    Where that cannot be arranged, ``(decode(data), False)``: other threads run (the limit
+    is the interpreter's), or this Python or msgspec does not count nesting against it.
+    A probe one level too deep checks the arrangement each time.
+    """
+    headroom = _HEADROOM.get(max_depth)
+    if headroom is None:
+        headroom = _HEADROOM[max_depth] = _calibrate(max_depth)
+    if headroom < 0 or threading.active_count() > 1:
+        return decode(data), False
+    from tracetui.trace.index.records import PROBE
+
+    probe = _nested(max_depth + 1)
+    collecting = gc.isenabled()
+    gc.disable()  # no finalizer may run with the limit lowered
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(_frame_depth() + headroom)
+    try:
+        try:
+            PROBE.decode(probe)
+        except RecursionError:
+            return decode(data), True
+    finally:
+        sys.setrecursionlimit(old)
+        if collecting:
+            gc.enable()
+    return decode(data), False  # pragma: no cover - the arrangement did not hold here
+
+
+def _calibrate(max_depth: int) -> int:
+    """The recursion headroom at which msgspec reads ``max_depth`` levels and refuses one more (-1: none)."""
+    from tracetui.trace.index.records import PROBE
+
+    if threading.active_count() > 1:
+        return -1
+    collecting = gc.isenabled()
+    gc.disable()  # no finalizer may run with the limit lowered
+    old = sys.getrecursionlimit()
+    try:
+        for headroom in range(max_depth - 8, max_depth + 24):
+            sys.setrecursionlimit(_frame_depth() + headroom)
+            try:
+                PROBE.decode(_nested(max_depth))
+            except RecursionError:
+                continue
+            try:
+                PROBE.decode(_nested(max_depth + 1))
+            except RecursionError:
+                return headroom
+            return -1
+    finally:
+        sys.setrecursionlimit(old)
+        if collecting:
+            gc.enable()
+    return -1
