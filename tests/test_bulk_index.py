@@ -235,3 +235,27 @@ def test_lines_cut_anywhere_in_their_prefix_are_read_within_the_buffer(tmp_path,
         path = write(tmp_path, data + tail)
         assert_same(path, chunk)
         same_check(path)
+
+
+def test_a_step_of_tiny_lines_classifies_a_bounded_number_of_them(tmp_path, monkeypatch):
+    """4 MiB of newlines is 4 M lines: a step takes at most MAX_LINES_PER_STEP of them (the bulk arrays cost
+    hundreds of bytes a line), and the file still reads as the reader reads it."""
+    from tracetui.trace.index import steps
+    from tracetui.trace.index.lines import FileLines
+    from tracetui.loop.runner import run_scenario
+
+    monkeypatch.setattr(steps, "MAX_LINES_PER_STEP", 1000)
+    records = run_scenario("cross_tenant").records
+    head = b"".join(orjson.dumps(r) + b"\n" for r in records[:3])
+    tail = b"".join(orjson.dumps(r) + b"\n" for r in records[3:])
+    path = tmp_path / "tiny.jsonl"
+    path.write_bytes(head + b"\n" * 5000 + b"x\n" * 2500 + b" \r\n" * 10 + tail)
+    lines = FileLines(0, str(path), path.stat().st_size)
+    lines.open()
+    try:
+        prepared = steps.prepare(lines, True, 0, path.stat().st_size, 1 << 22, True)
+    finally:
+        lines.close()
+    assert prepared.chunk.n <= 1000 and prepared.end < path.stat().st_size
+    both(str(path), 1 << 22)  # runs, verdicts and problem lines equal the reader's
+    assert streamed_check(str(path), False) == reference_check(str(path), False)

@@ -287,3 +287,18 @@ def test_a_scan_in_a_thread_sees_a_file_that_grows_only_when_following(tmp_path)
     assert [c.kind for c in src.changes()] == ["grew"]
     with pytest.raises(TraceReadError):
         IndexedSource([str(tmp_path / "missing.jsonl")])
+
+
+def test_a_same_size_rewrite_of_the_middle_is_noticed(tmp_path):
+    """Only the edges are compared byte for byte; a write that leaves size and edges alone still counts."""
+    path = write(tmp_path, all_lines())
+    src = IndexedSource([path]).scan_all()
+    data = Path(path).read_bytes()
+    middle = len(data) // 2
+    assert len(data) > 3 * 4096
+    with open(path, "r+b") as f:
+        f.seek(middle)
+        f.write(b"X" if data[middle:middle + 1] != b"X" else b"Y")
+    st = os.stat(path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # a clock that ticks
+    assert [c.kind for c in src.changes()] == ["rewritten"]

@@ -95,7 +95,9 @@ class Snapshot:
         head, tail = _edges(fd, self.size)
         if (head, tail) != (self.head, self.tail):
             return Change(path, REWRITTEN)
-        return Change(path, GREW) if st.st_size > self.file_size else None
+        if st.st_size == self.file_size:  # written to, not grown: only its middle can have changed, and
+            return Change(path, REWRITTEN)  # nothing short of reading it all could say it did not
+        return Change(path, GREW)
 
 
 def _edges(fd: int, end: int) -> tuple[bytes, bytes]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from tracetui.trace import limits
 from tracetui.trace.format import BOM
 from tracetui.trace.index.lines import FileLines
@@ -18,6 +20,9 @@ from tracetui.trace.index.lines import FileLines
 _SEEK_BLOCK = 1 << 20
 #: bytes read past a chunk, so that the bulk reads near its end need no copy
 PAD = 64
+#: lines classified in one step at the most: the bulk arrays cost a few hundred bytes a line, so a chunk
+#: of blank or tiny lines (4 MiB of newlines is 4 M lines) would cost gigabytes
+MAX_LINES_PER_STEP = 1 << 16
 
 
 @dataclass
@@ -59,6 +64,9 @@ def prepare(lines: FileLines, strict: bool, start: int, size: int, chunk_bytes: 
         n = buf.rfind(b"\n", 0, length) + 1
         if n == 0:
             return _long_line(lines, strict, start, base, size, final)
+    if buf.count(b"\n", 0, n) > MAX_LINES_PER_STEP:  # tiny lines: the step ends after its first MAX_LINES_PER_STEP
+        ends = np.flatnonzero(np.frombuffer(buf, np.uint8, n) == 0x0A)
+        n, last = int(ends[MAX_LINES_PER_STEP - 1]) + 1, False
     return _classified(strict, start, buf, base, last and final, n)
 
 def _long_line(lines: FileLines, strict: bool, step_start: int, start: int, size: int, final: bool) -> Prepared:
