@@ -146,3 +146,20 @@ def test_check_prepared_by_a_worker_process_prints_the_same(tmp_path, monkeypatc
     monkeypatch.setattr(parallel, "_parallel_steps", spy)
     assert streamed_check(str(path), False) == want
     assert used  # the worker did prepare the steps
+
+
+def test_check_prints_the_whole_line_path_for_any_run_id(tmp_path):
+    """The remembered verdict lines equal printable(verdict_line(...)) for plain ids, ids numbered alike,
+    ids holding a secret's beginning, control characters or markup."""
+    from tracetui.trace.verdict import verdict_line
+    from tracetui.trace.verdict_lines import PrintableVerdicts
+
+    failure = {"lane": "http", "seq": 1, "code": "x", "reason": "HTTP 503; token=abc123456789", "decided_at": 1}
+    lines = PrintableVerdicts()
+    for run_id in ["run-1", "run-2", "run-3", "sk-proj-Q7xT2mV9pL4kR8wZ1nB6cY3hJ5", "a\x1b[2Jb", "[/]", "key-9",
+                   "x" * 300, "ghp_Q7xT2mV9pL4kR8wZ1nB6cY3hJ5fD0gSaT3bk"]:
+        for v in ({"run_id": run_id, "status": "x", "outcome": "failed", "ready": False, "complete": True,
+                   "first_failure": failure},
+                  {"run_id": run_id, "status": "answer_ready", "outcome": "ready", "ready": True, "complete": True,
+                   "first_failure": None}):
+            assert lines(v) == printable(verdict_line(run_id, v)), run_id

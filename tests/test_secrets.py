@@ -319,3 +319,28 @@ def test_streamed_text_is_shown_whole_and_in_order(text, cuts):
     if "<redacted>" not in shown:
         assert shown == text
     assert (shown == text) == (redact_text(text) == text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=st.sampled_from(SECRETS), benign=st.sampled_from(BENIGN), cut=st.integers(0, 400),
+       pad=st.sampled_from(["  ", " ", "\t", ""]), data=st.data())
+def test_printing_a_line_in_two_parts_shows_what_printing_it_whole_shows(case, benign, cut, pad, data):
+    """printable_joined (check's verdict lines: a run id, then the rest) equals printable of the whole line,
+    wherever a secret sits: in either part or across the cut."""
+    from tracetui.trace.safe_text import printable, printable_joined
+
+    _, template, secret = case
+    line = data.draw(st.sampled_from([f"{benign} {template.format(secret)} end", f"✗ run-{template.format(secret)}",
+                                      f"✓ {benign}"]))
+    cut = min(cut, len(line))
+    first, second = line[:cut], pad + line[cut:]
+    assert printable_joined(first, second) == printable(first + second)
+    assert printable_joined(first, second) == printable_joined(first, second)  # remembered, still the same
+
+
+@settings(max_examples=500, deadline=None)
+@given(first=st.text(max_size=40), rest=st.text(max_size=80))
+def test_printing_any_text_in_two_parts_shows_what_printing_it_whole_shows(first, rest):
+    from tracetui.trace.safe_text import printable, printable_joined
+
+    assert printable_joined(first, "  " + rest) == printable(first + "  " + rest)

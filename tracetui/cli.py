@@ -319,6 +319,7 @@ def _check_streaming(trace_file: str, as_json: bool) -> None:
     from tracetui.trace.index.changes import TraceChanged
     from tracetui.trace.safe_text import printable
     from tracetui.trace.verdict import OUTCOMES
+    from tracetui.trace.verdict_lines import PrintableVerdicts
 
     counts = dict.fromkeys(OUTCOMES, 0)
     problems = ProblemLog()
@@ -326,26 +327,38 @@ def _check_streaming(trace_file: str, as_json: bool) -> None:
 
     pending: list[str] = []
 
+    stdout = sys.stdout
+
     def out_write(text: str, flush: bool = False) -> None:
-        """Written in blocks: a verdict a line, hundreds of thousands of them."""
+        """Written in blocks: a verdict a line, hundreds of thousands of them. Straight to the stream, not
+        through click.echo, which would search every block for ANSI codes to strip: printable() escaped
+        every control character already."""
         pending.append(text)
         if flush or len(pending) >= 1024:
-            click.echo("".join(pending), nl=False)
+            stdout.write("".join(pending))
+            if flush:
+                stdout.flush()
             pending.clear()
+
+    line_of = PrintableVerdicts()
 
     def kept(v: dict[str, Any]) -> tuple[str, bool, str]:
         """What is held of a verdict until it is printed: its outcome and its printed form."""
-        return v["outcome"], v["ready"], _json_item(v) if as_json else printable(_verdict_line(v))
+        return v["outcome"], v["ready"], _json_item(v) if as_json else line_of(v)
 
     def on_verdict(v: tuple[str, bool, str]) -> None:
         """Printed as soon as it is known: memory stays flat however many runs there are."""
         outcome, ready, text = v
-        counts[outcome] = counts.get(outcome, 0) + 1
-        state["ready"] = state["ready"] and ready
+        counts[outcome] += 1
+        if not ready:
+            state["ready"] = False
         if as_json:
             out_write((_JSON_OPEN(trace_file) if not state["runs"] else ",\n") + text)
         else:
-            out_write(text + "\n")
+            pending.append(text)
+            pending.append("\n")
+            if len(pending) >= 4096:
+                out_write("", flush=True)
         state["runs"] += 1
 
     try:

@@ -162,6 +162,12 @@ def _as_json(text: str) -> bytes:
         return json.dumps(text).encode()
 
 
+def holds_needle(text: str) -> bool:
+    """Whether ``text`` holds anything a secret's shape begins with (or a ``:``/``=`` a keyed value follows)."""
+    low = text.lower().encode("utf-8", "surrogatepass")
+    return _ANY_NEEDLE.search(low) is not None or b":" in low
+
+
 def redact_text(text: str) -> str:
     """Text with every secret the trace file would redact in it replaced (it is redacted as a JSON string)."""
     encoded = _as_json(text)

@@ -16,7 +16,7 @@ from typing import IO, Any
 
 import orjson
 
-from tracetui.trace.redact import redact_text, redact_value
+from tracetui.trace.redact import holds_needle, redact_text, redact_value
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 #: what JSON text from orjson may still hold raw: DEL, the C1 range and bidi controls
@@ -55,6 +55,29 @@ def has_control(text: str) -> bool:
 #: second for a 15 MB string), and a secret that starts within the width yet is longer than this is longer
 #: than any shape listed (a private key block is about 3 KB)
 ONE_LINE_MARGIN = 4096
+
+
+#: printable() of the second part of joined texts (a verdict line after its run id), by the text
+_JOINED: dict[str, str] = {}
+_JOINED_MAX_ENTRIES, _JOINED_MAX_TEXT = 4096, 4096
+
+
+def printable_joined(first: str, second: str) -> str:
+    """``printable(first + second)``, faster when ``second`` repeats (a million verdict lines name a few
+    hundred failures): the two parts are made printable apart when no secret can cross between them,
+    and ``second`` is remembered. None can when ``first`` holds nothing a secret's shape begins with
+    (every shape that may span white space begins with such a word: ``bearer``, ``password``, ``key``…)
+    and ``second`` starts with two white space characters (which break a key block's header)."""
+    if (not second[:2].isspace() or len(second) < 2 or len(second) > _JOINED_MAX_TEXT
+            or "\\" in first or holds_needle(first)):
+        return printable(first + second)
+    shown = _JOINED.get(second)
+    if shown is None:
+        if len(_JOINED) >= _JOINED_MAX_ENTRIES:
+            _JOINED.clear()
+        shown = _JOINED[second] = printable(second)
+    # no needle, no ":" and no backslash (so no escape hiding one): redaction leaves ``first`` as it is
+    return escape_controls(first).replace("\n", "\\n") + shown
 
 
 def one_line(text: str, width: int | None = None) -> str:

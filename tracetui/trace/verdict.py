@@ -179,14 +179,19 @@ def decide(summary: Mapping[str, Any] | None, events: Sequence[Mapping[str, Any]
 
 def verdict_line(run_id: str, verdict: Mapping[str, Any], recovered: int = 0) -> str:
     """One line per run, as ``check``, ``run`` and ``replay`` print it (raw: escape before printing)."""
+    return "".join(verdict_line_parts(run_id, verdict, recovered))
+
+
+def verdict_line_parts(run_id: str, verdict: Mapping[str, Any], recovered: int = 0) -> tuple[str, str]:
+    """:func:`verdict_line` as (its icon and run id, the rest): the rest repeats across runs that failed alike."""
     outcome = verdict.get("outcome") or (READY if verdict.get("ready") else FAILED)
     icon = ICONS["recovered"] if outcome == READY and recovered else ICONS.get(outcome, "?")
-    line = f"{icon} {run_id}  {verdict.get('status')}"
+    rest = f"  {verdict.get('status')}"
     if verdict.get("complete") is False:
-        line += "  (incomplete: no summary)"
+        rest += "  (incomplete: no summary)"
     ff = verdict.get("first_failure")
     if ff:
-        line += f"  {ff.get('lane')}@{ff.get('seq')}: {ff.get('reason')}"
+        rest += f"  {ff.get('lane')}@{ff.get('seq')}: {ff.get('reason')}"
     elif outcome == FAILED:
-        line += "  (no event shows where it failed)"
-    return line
+        rest += "  (no event shows where it failed)"
+    return f"{icon} {run_id}", rest
