@@ -247,7 +247,7 @@ def test_call_ids_added_by_an_edit_are_not_reissued_by_the_fake_model(scenarios)
 
 @pytest.mark.parametrize("path,text,message", [
     ("/inputs/budgets/max_retries", "-1", "budgets.max_retries must be a whole number"),
-    ("/inputs/ablation", "bogus", "unknown ablation 'bogus'"),
+    ("/inputs/ablation", "bogus", 'unknown ablation "bogus"'),
     ("/inputs/provider", "bogus", 'unknown provider "bogus"'),
     ("/inputs/faults", '["bogus"]', "faults must be a list of"),
     ("/inputs/tools/0/parameters", '{"$ref": "#/x"}', "cannot re-run with this edit"),
