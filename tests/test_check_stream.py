@@ -6,6 +6,8 @@ The reference below is ``check`` as it was when it read the whole file with
 """
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 
 import orjson
@@ -125,7 +127,8 @@ def test_verdicts_are_handed_on_in_run_order_however_they_are_decided(data):
     assert [kind for kind, r in out] == ["events" if r in undecided else "summary" for r in range(n)]
 
 
-def test_check_prepared_by_a_worker_process_prints_the_same(tmp_path, monkeypatch):
+def _parallel_check_file(tmp_path, monkeypatch):
+    """A damaged file of many ranges, checked with a worker process allowed (whatever the machine's load)."""
     from tracetui.trace import checking
     from tracetui.trace.index import parallel
 
@@ -137,15 +140,52 @@ def test_check_prepared_by_a_worker_process_prints_the_same(tmp_path, monkeypatc
     monkeypatch.setattr(parallel, "PARALLEL_MIN_CHUNKS", 2)
     monkeypatch.setattr(parallel, "_spare_cpu", lambda cpus: True)
     monkeypatch.setattr("os.cpu_count", lambda: 2)
-    used = []
+    split: dict[str, int] = {}
     steps = parallel._parallel_steps
+    monkeypatch.setattr(parallel, "_parallel_steps", lambda *args: steps(*args, split=split))
+    return path, want, split
 
-    def spy(*args):
-        used.append(True)
-        return steps(*args)
-    monkeypatch.setattr(parallel, "_parallel_steps", spy)
+
+def test_check_prepared_by_a_worker_process_prints_the_same(tmp_path, monkeypatch):
+    path, want, split = _parallel_check_file(tmp_path, monkeypatch)
     assert streamed_check(str(path), False) == want
-    assert used  # the worker did prepare the steps
+    assert split["worker"] > 0  # the worker did prepare ranges
+    assert split["here"] + split["worker"] == -(-path.stat().st_size // 4096)  # each range once
+
+
+def test_check_prepares_the_ranges_of_a_worker_that_fails(tmp_path, monkeypatch):
+    """A worker that cannot prepare its ranges (an error, or it dies) leaves them to the checking process."""
+    from tracetui.trace.index import parallel
+
+    path, want, split = _parallel_check_file(tmp_path, monkeypatch)
+    checking_pid = os.getpid()
+    prepare = parallel._prepare_range
+
+    def failing_in_the_worker(*args):
+        if os.getpid() != checking_pid:
+            raise OSError("disk on fire")
+        return prepare(*args)
+    monkeypatch.setattr(parallel, "_prepare_range", failing_in_the_worker)
+    assert streamed_check(str(path), False) == want
+    assert split["worker"] == 0 and split["here"] > 0
+
+    def dying_in_the_worker(*args):
+        if os.getpid() != checking_pid:
+            os._exit(9)
+        return prepare(*args)
+    monkeypatch.setattr(parallel, "_prepare_range", dying_in_the_worker)
+    assert streamed_check(str(path), False) == want
+
+
+def test_a_worker_is_started_only_beside_an_idle_core(monkeypatch):
+    from tracetui.trace.index import parallel
+
+    ticks = iter([(1000, 400), (1010, 405)])  # 10 ticks of two cores, 5 idle: one core busy elsewhere
+    monkeypatch.setattr(parallel, "_cpu_times", lambda: next(ticks))
+    assert parallel._spare_cpu(2) is False
+    ticks = iter([(1000, 400), (1010, 410)])  # both idle while this process slept
+    monkeypatch.setattr(parallel, "_cpu_times", lambda: next(ticks))
+    assert parallel._spare_cpu(2) is True
 
 
 def test_check_prints_the_whole_line_path_for_any_run_id(tmp_path):

@@ -12,8 +12,6 @@ import os
 import re
 from typing import Sequence
 
-from tracetui.otel.importer import runs_from_spans
-from tracetui.otel.otlp_read import read_spans
 from tracetui.trace.reader import Problem, RunData, TraceFile, TraceReadError, open_checked, read_trace, run_name
 from tracetui.trace.source import MemorySource, TraceSource
 
@@ -38,6 +36,9 @@ def is_otlp(path: str | os.PathLike[str]) -> bool:
 
 def read_otlp(path: str | os.PathLike[str]) -> TraceFile:
     """An OTLP/JSON file as runs and problems (the shape :func:`~tracetui.trace.reader.read_trace` returns)."""
+    from tracetui.otel.importer import runs_from_spans  # imported only for an OTLP file: check starts sooner
+    from tracetui.otel.otlp_read import read_spans
+
     spans, problems = read_spans(path)
     runs = runs_from_spans(spans)
     if not runs:

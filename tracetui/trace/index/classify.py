@@ -112,12 +112,21 @@ def scratch(slot: int, n: int, dtype: Any) -> Any:
     return found[:n]
 
 
-def line_spans(a: Any, final: bool) -> tuple[Any, Any]:
-    """(line starts, line ends) of the whole lines in the byte array ``a``.
+def line_ends(buf: bytes, n: int) -> Any:
+    """Where the line ends (``\\n``) are in ``buf[:n]``: found once a step, by :mod:`.steps`, which
+    bounds the lines of a step with them, and handed on to :func:`classify`."""
+    a = np.frombuffer(buf, np.uint8, n)
+    return np.flatnonzero(np.equal(a, _NL, out=scratch(0, n, np.bool_)))
+
+
+def line_spans(a: Any, final: bool, nl: Any = None) -> tuple[Any, Any]:
+    """(line starts, line ends) of the whole lines in the byte array ``a``, whose line ends are
+    ``nl`` when already found.
 
     The last piece without a line end counts as a line only when ``final``.
     """
-    nl = np.flatnonzero(np.equal(a, _NL, out=scratch(0, len(a), np.bool_)))
+    if nl is None:
+        nl = np.flatnonzero(np.equal(a, _NL, out=scratch(0, len(a), np.bool_)))
     tail = final and (len(a) > (nl[-1] + 1 if len(nl) else 0))
     count = len(nl) + (1 if tail else 0)
     starts = np.empty(count, np.int64)
@@ -131,8 +140,10 @@ def line_spans(a: Any, final: bool) -> tuple[Any, Any]:
     return starts, ends
 
 
-def classify(buf: bytes, limit: int, final: bool, valid: Any = None, size: int | None = None) -> Chunk:
-    """Lines, kinds, run ids and items of ``buf[:size]`` (whole lines; see :func:`line_spans`).
+def classify(buf: bytes, limit: int, final: bool, valid: Any = None, size: int | None = None,
+             newlines: Any = None) -> Chunk:
+    """Lines, kinds, run ids and items of ``buf[:size]`` (whole lines; see :func:`line_spans`);
+    ``newlines``: its line ends, when already found (:func:`line_ends`).
 
     ``valid``, in strict mode, is a callable given (the chunk so far, the buffer array, the
     fast lines) that returns the fast lines known to be records (see :mod:`.validation`).
@@ -140,7 +151,7 @@ def classify(buf: bytes, limit: int, final: bool, valid: Any = None, size: int |
     size = len(buf) if size is None else size
     whole = np.frombuffer(buf, np.uint8)
     a = whole[:size]
-    starts, ends = line_spans(a, final)
+    starts, ends = line_spans(a, final, newlines)
     n = len(starts)
     if len(whole) < size + _PAD:  # the bulk reads below look a little past the last line
         whole = np.concatenate((a, np.zeros(_PAD, np.uint8)))

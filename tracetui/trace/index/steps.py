@@ -14,6 +14,7 @@ import numpy as np
 
 from tracetui.trace import limits
 from tracetui.trace.format import BOM
+from tracetui.trace.index.classify import line_ends
 from tracetui.trace.index.lines import FileLines
 
 #: bytes read when looking for the end of a line longer than a chunk
@@ -64,10 +65,11 @@ def prepare(lines: FileLines, strict: bool, start: int, size: int, chunk_bytes: 
         n = buf.rfind(b"\n", 0, length) + 1
         if n == 0:
             return _long_line(lines, strict, start, base, size, final)
-    if buf.count(b"\n", 0, n) > MAX_LINES_PER_STEP:  # tiny lines: the step ends after its first MAX_LINES_PER_STEP
-        ends = np.flatnonzero(np.frombuffer(buf, np.uint8, n) == 0x0A)
-        n, last = int(ends[MAX_LINES_PER_STEP - 1]) + 1, False
-    return _classified(strict, start, buf, base, last and final, n)
+    newlines = line_ends(buf, n)
+    if len(newlines) > MAX_LINES_PER_STEP:  # tiny lines: the step ends after its first MAX_LINES_PER_STEP
+        newlines = newlines[:MAX_LINES_PER_STEP]
+        n, last = int(newlines[-1]) + 1, False
+    return _classified(strict, start, buf, base, last and final, n, newlines)
 
 def _long_line(lines: FileLines, strict: bool, step_start: int, start: int, size: int, final: bool) -> Prepared:
     """A line longer than a chunk: reported without holding it when over the limit, else read whole."""
@@ -93,10 +95,11 @@ def _long_line(lines: FileLines, strict: bool, step_start: int, start: int, size
         return Prepared(step_start, end, too_long=length)
     return _classified(strict, step_start, f.read(start, end - start), start, end == size and final, end - start)
 
-def _classified(strict: bool, step_start: int, buf: bytes, base: int, final: bool, size: int) -> Prepared:
+def _classified(strict: bool, step_start: int, buf: bytes, base: int, final: bool, size: int,
+                newlines: Any = None) -> Prepared:
     from tracetui.trace.index import classify as cl
     from tracetui.trace.index.validation import Validation
 
     validation = Validation(buf, limits.MAX_DEPTH, size) if strict else None
-    chunk = cl.classify(buf, limits.MAX_LINE_BYTES, final, validation, size)
+    chunk = cl.classify(buf, limits.MAX_LINE_BYTES, final, validation, size, newlines)
     return Prepared(step_start, base + size, buf, base, size, chunk, validation)
