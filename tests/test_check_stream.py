@@ -128,7 +128,8 @@ def test_verdicts_are_handed_on_in_run_order_however_they_are_decided(data):
 
 
 def _parallel_check_file(tmp_path, monkeypatch):
-    """A damaged file of many ranges, checked with a worker process allowed (whatever the machine's load)."""
+    """A damaged file of many ranges, checked with a worker process allowed (whatever the machine's load)
+    and waited for (however fast the file is checked without it)."""
     from tracetui.trace import checking
     from tracetui.trace.index import parallel
 
@@ -138,11 +139,12 @@ def _parallel_check_file(tmp_path, monkeypatch):
     want = streamed_check(str(path), False)
     monkeypatch.setattr(checking, "CHUNK_BYTES", 4096)
     monkeypatch.setattr(parallel, "PARALLEL_MIN_CHUNKS", 2)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(parallel, "_spare_cpu", lambda cpus: True)
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     split: dict[str, int] = {}
     steps = parallel._parallel_steps
-    monkeypatch.setattr(parallel, "_parallel_steps", lambda *args: steps(*args, split=split))
+    monkeypatch.setattr(parallel, "_parallel_steps", lambda *args: steps(*args, split=split, wait_for_start=True))
     return path, want, split
 
 
@@ -153,39 +155,49 @@ def test_check_prepared_by_a_worker_process_prints_the_same(tmp_path, monkeypatc
     assert split["here"] + split["worker"] == -(-path.stat().st_size // 4096)  # each range once
 
 
-def test_check_prepares_the_ranges_of_a_worker_that_fails(tmp_path, monkeypatch):
+#: a stand-in worker: says it is ready, then fails every range it is asked for, or dies at the first
+_FAILING_WORKER = """
+import os, sys
+from multiprocessing.connection import Connection
+asks, answers = Connection(int(sys.argv[1]), writable=False), Connection(int(sys.argv[2]), readable=False)
+answers.send("ready")
+while (k := asks.recv()) is not None:
+    if sys.argv[3] == "dies":
+        os._exit(9)
+    answers.send("range %d: disk on fire" % k)
+"""
+
+
+@pytest.mark.parametrize("how", ["fails", "dies", "never starts"])
+def test_check_prepares_the_ranges_of_a_worker_that_fails(tmp_path, monkeypatch, how):
     """A worker that cannot prepare its ranges (an error, or it dies) leaves them to the checking process."""
+    import sys
+
     from tracetui.trace.index import parallel
 
     path, want, split = _parallel_check_file(tmp_path, monkeypatch)
-    checking_pid = os.getpid()
-    prepare = parallel._prepare_range
-
-    def failing_in_the_worker(*args):
-        if os.getpid() != checking_pid:
-            raise OSError("disk on fire")
-        return prepare(*args)
-    monkeypatch.setattr(parallel, "_prepare_range", failing_in_the_worker)
+    code = "import sys; sys.exit(3)" if how == "never starts" else _FAILING_WORKER
+    monkeypatch.setattr(parallel, "_worker_command", lambda asks, answers, lines, chunk_bytes, strict:
+                        [sys.executable, "-c", code, str(asks), str(answers), how])
     assert streamed_check(str(path), False) == want
-    assert split["worker"] == 0 and split["here"] > 0
-
-    def dying_in_the_worker(*args):
-        if os.getpid() != checking_pid:
-            os._exit(9)
-        return prepare(*args)
-    monkeypatch.setattr(parallel, "_prepare_range", dying_in_the_worker)
-    assert streamed_check(str(path), False) == want
+    assert split["worker"] == 0 and split["here"] == -(-path.stat().st_size // 4096)
 
 
 def test_a_worker_is_started_only_beside_an_idle_core(monkeypatch):
     from tracetui.trace.index import parallel
 
-    ticks = iter([(1000, 400), (1010, 405)])  # 10 ticks of two cores, 5 idle: one core busy elsewhere
-    monkeypatch.setattr(parallel, "_cpu_times", lambda: next(ticks))
-    assert parallel._spare_cpu(2) is False
-    ticks = iter([(1000, 400), (1010, 410)])  # both idle while this process slept
-    monkeypatch.setattr(parallel, "_cpu_times", lambda: next(ticks))
-    assert parallel._spare_cpu(2) is True
+    def sampled(all_idle: tuple[tuple[int, int], tuple[int, int]], own: tuple[float, float]) -> bool:
+        ticks, mine = iter(all_idle), iter(own)
+        monkeypatch.setattr(parallel, "_cpu_times", lambda: next(ticks))
+        monkeypatch.setattr(parallel, "_own_ticks", lambda: next(mine))
+        return parallel._spare_cpu(2)
+
+    # 10 ticks of two cores, 5 idle: one core busy elsewhere
+    assert sampled(((1000, 400), (1010, 405)), (0.0, 0.0)) is False
+    # both idle while this process slept
+    assert sampled(((1000, 400), (1010, 410)), (0.0, 0.0)) is True
+    # one core busy in this very process (the explorer drawing its first frame): the other is free
+    assert sampled(((1000, 400), (1010, 405)), (7.0, 12.0)) is True
 
 
 def test_check_prints_the_whole_line_path_for_any_run_id(tmp_path):

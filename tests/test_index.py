@@ -444,6 +444,40 @@ def test_scan_in_a_thread_while_reading_runs(tmp_path):
     assert {e.run_id: e for e in src.runs()} == reference(path)[1]
 
 
+def test_explorer_index_prepared_by_a_worker_process_matches_the_reader(tmp_path, monkeypatch):
+    """The explorer's scan (in a thread, as the UI runs it) with a worker process preparing ranges:
+    the same runs, problems and loaded runs as the reader, on interleaved and damaged lines."""
+    from tracetui.trace.index import parallel
+
+    lines = all_lines().splitlines(keepends=True)
+    mixed = b"".join(lines[i] for i in range(0, len(lines), 2)) + b"not json\n" + b"".join(lines[1::2])
+    path = write(tmp_path, all_lines() * 2 + mixed + lines[3][:-20])
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_CHUNKS", 2)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel, "_spare_cpu", lambda cpus: True)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    split: dict[str, int] = {}
+    steps = parallel._parallel_steps
+    monkeypatch.setattr(parallel, "_parallel_steps", lambda *args: steps(*args, split=split, wait_for_start=True))
+    src = IndexedSource([path])
+    errors = []
+
+    def scan():
+        try:
+            for _ in src.scan(4096):
+                pass
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+    thread = threading.Thread(target=scan)
+    thread.start()
+    thread.join()
+    assert errors == [] and split["worker"] > 0
+    trace, want = reference(path)
+    assert {e.run_id: e for e in src.runs()} == want
+    assert problems_of(src.problems()) == problems_of(trace.problems)
+    assert_loads_match(src, trace)
+
+
 def test_a_second_concurrent_scan_is_refused(tmp_path):
     src = IndexedSource([write(tmp_path, all_lines())])
     gen = src.scan(1000)

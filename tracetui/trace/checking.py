@@ -179,7 +179,7 @@ class _InOrder:
     unnamed temporary file, and the undecided runs before them are noted as gaps, filled at the end.
     """
 
-    MAX_WAITING = 100_000
+    MAX_WAITING = 20_000  # a verdict's printed form is ~200 bytes held: 4 MB waiting, at most (100,000 cost 80 MB of peak)
 
     def __init__(self, hand_on: Callable[[Any], None]):
         self.hand_on = hand_on

@@ -6,7 +6,9 @@ Verdicts (status, first failure) are never derived here: they come from
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
+from operator import attrgetter, countOf
 from typing import Any, Iterable, Sequence
 
 from tracetui.trace.format import FAILED, LANE_TITLES, LANES, OK, OUTCOME_ICONS, RECOVERED
@@ -120,13 +122,25 @@ _SORT_KEYS = {
 
 
 def lane_counts(entries: Iterable[RunEntry], counts: dict[str, int] | None = None) -> dict[str, int]:
-    """Runs per first failing lane (adds to ``counts`` when given, for incremental scans)."""
+    """Runs per first failing lane (adds to ``counts`` when given, for incremental scans). Counted at C
+    speed: while a big file is indexed, the interface counts every run it is told of, and each
+    moment it holds the interpreter lock the index waits."""
     counts = counts if counts is not None else dict.fromkeys(LANES, 0)
-    for entry in entries:
-        lane = entry.failing_lane
+    failures = filter(None, map(_FIRST_FAILURE, entries))
+    for lane, n in Counter(map(_LANE, failures)).items():
         if lane in counts:
-            counts[lane] += 1
+            counts[lane] += n
     return counts
+
+
+def failed_count(entries: Iterable[RunEntry]) -> int:
+    """How many of ``entries`` failed (counted at C speed, as :func:`lane_counts`)."""
+    return countOf(map(_OUTCOME, entries), FAILED)
+
+
+_FIRST_FAILURE = attrgetter("first_failure")
+_LANE = attrgetter("lane")
+_OUTCOME = attrgetter("outcome")
 
 
 def cell_label(event: dict[str, Any]) -> str:

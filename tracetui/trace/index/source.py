@@ -238,7 +238,10 @@ class IndexedSource(Publishing):
             self.bytes_total += size - lines.size
             lines.size = size
         final = not growing
-        for consumed in f.scanner.steps(step, final):  # type: ignore[union-attr]
+        from tracetui.trace.index.parallel import in_parallel  # a worker process prepares ranges beside an idle core
+
+        steps = None if growing else in_parallel(f.scanner, step)  # type: ignore[arg-type]
+        for consumed in steps or f.scanner.steps(step, final):  # type: ignore[union-attr]
             self.bytes_done += consumed
             lines.remember()
             self._list()

@@ -57,9 +57,9 @@ class LiveSource:
     # -- indexing ----------------------------------------------------------------------------
     def start_scan(self) -> None:
         self.scanning = hasattr(self.source, "scan")  # type: ignore[attr-defined]
-        if self.scanning:
+        if self.scanning:  # after the first frame is drawn: drawing it and indexing share one interpreter lock
             self._generation += 1
-            self.scan_source(self._generation)
+            self.call_after_refresh(self.scan_source, self._generation)  # type: ignore[attr-defined]
         self.set_interval(WATCH_SECONDS, self.watch_files, name="watch files")  # type: ignore[attr-defined]
 
     @work(thread=True, exclusive=True, group="scan")

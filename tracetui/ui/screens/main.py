@@ -20,7 +20,7 @@ from textual.widgets import Footer, Input, Label, ProgressBar
 from tracetui.trace.index.changes import TraceChanged
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry, TraceSource
-from tracetui.ui.model import RunQuery, call_ids_of, lane_counts
+from tracetui.ui.model import RunQuery, call_ids_of, failed_count, lane_counts
 from tracetui.ui.screens.explain_actions import EXPLAIN_BINDINGS, ExplainActions
 from tracetui.ui.screens.live import LIVE_BINDINGS, LiveSource, ScanProgress, no_runs_report  # noqa: F401 - re-exported
 from tracetui.ui.screens.replay_actions import REPLAY_BINDINGS, ReplayActions
@@ -135,7 +135,7 @@ class MainScreen(LiveSource, ReplayActions, ExplainActions, Screen):
         end = len(entries)
         new = entries[self._counted:end]
         self.counts = lane_counts(new, self.counts or None)
-        self.failed += sum(1 for e in new if e.failed)
+        self.failed += failed_count(new)
         self._counted = end
         self.apply_query(scanning)
 
