@@ -115,6 +115,27 @@ def test_credential_keys_are_redacted_inside_json_strings_at_any_depth(key, dept
     assert inner == {key: "<redacted>", "order_id": "o-1"}
 
 
+@pytest.mark.parametrize("container", [{"value": "hunter2-Qx7"}, ["hunter2-Qx7"], {"a": [{"b": "hunter2-Qx7"}]}])
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_objects_under_credential_keys_are_redacted_inside_json_strings(container, depth):
+    """Tool arguments arrive as a JSON string: an object or list under a credential key in it goes, whole."""
+    value = {"password": container, "order_id": "o-1"}
+    for _ in range(depth):
+        value = {"arguments": orjson.dumps(value, option=orjson.OPT_INDENT_2 if depth % 2 else 0).decode()}
+    line = encode_record({"rec": "event", "run_id": "r", "data": value})
+    assert b"hunter2" not in line
+    inner = orjson.loads(line)["data"]
+    for _ in range(depth):
+        inner = orjson.loads(inner["arguments"])
+    assert inner == {"password": "<redacted>", "order_id": "o-1"}
+
+
+def test_json_strings_without_credentials_are_kept_as_written():
+    arguments = '{\n  "order_id": "o-1",  "items": [1, 2]\n}'
+    record = {"rec": "event", "run_id": "r", "data": {"arguments": arguments, "note": "[not json"}}
+    assert encode_record(record) == orjson.dumps(record) + b"\n"
+
+
 def test_python_style_tool_arguments_are_redacted():
     arguments = '{"username": "ann", "password": "hunter2", "remember": true}'
     line = encode_record({"rec": "event", "run_id": "r", "data": {"arguments": arguments}})

@@ -23,8 +23,8 @@ from urllib.parse import quote, quote_plus
 
 import orjson
 
-from tracetui.trace.secret_shapes import (ALL_NEEDLES, ASCII_ESCAPE, EDIT_OF_CREDENTIAL, ESCAPED_KEYED, KEY_NAME, KEYED,
-                                          SHAPES)
+from tracetui.trace.secret_shapes import (ALL_NEEDLES, ASCII_ESCAPE, EDIT_OF_CREDENTIAL, ESCAPED_KEYED,
+                                          ESCAPED_KEYED_CONTAINER, KEY_NAME, KEYED, SHAPES)
 
 MARKER = b"<redacted>"
 _ANY_NEEDLE = re.compile(b"|".join(map(re.escape, ALL_NEEDLES)))
@@ -49,7 +49,20 @@ def _walk(value: Any) -> Any:
         return out
     if isinstance(value, list):
         return [_walk(v) for v in value]
+    if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+        return _walk_json_text(value)
     return value
+
+
+def _walk_json_text(text: str) -> str:
+    """A string holding JSON (tool arguments arrive so): its credential objects replaced, written
+    compactly; kept exactly as written when nothing in it changes."""
+    try:
+        parsed = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+    walked = _walk(parsed)
+    return text if walked == parsed else orjson.dumps(walked).decode()
 
 
 def _last_segment(pointer: str) -> str:
@@ -139,7 +152,8 @@ def redact_line(line: bytes) -> bytes:
     """A JSON line (or a part of one, see ``tracetui.trace.writer``) with every secret replaced by the marker."""
     low = line.lower()
     keyed = list(KEYED.finditer(low)) if b'":' in low else []
-    if any(m.start("c") >= 0 for m in keyed) or (b'"path":' in low and EDIT_OF_CREDENTIAL.search(low)):
+    if (any(m.start("c") >= 0 for m in keyed) or (b'"path":' in low and EDIT_OF_CREDENTIAL.search(low))
+            or (b'\\":' in low and ESCAPED_KEYED_CONTAINER.search(low))):
         line = _redact_structure(line)
         low = line.lower()
         keyed = list(KEYED.finditer(low))

@@ -128,6 +128,8 @@ KEYED = re.compile(rb"(?:" + CREDENTIAL_KEY + rb")\":\s*(?:\"(?P<s>(?:[^\"\\]|\\
 ESCAPED_KEYED = re.compile(
     rb"(?:" + CREDENTIAL_KEY + rb")((?:\\\\)*\\)\":\s*\1\"(?P<s>(?:[^\"\\]|\\+[^\"\\]|\1(?:\\\\)+\")*)"
 )
+#: an object or list under a credential key inside a JSON string, at any depth of escaping: ``\"password\": {``
+ESCAPED_KEYED_CONTAINER = re.compile(rb"(?:" + CREDENTIAL_KEY + rb")(?:\\\\)*\\\":\s*[\[{]")
 #: a replay edit of a credential field: ``{"path":"/inputs/…/api_key","value":…}``
 EDIT_OF_CREDENTIAL = re.compile(rb"\"path\":\s*\"[^\"]*/[^\"/]*(?:" + CREDENTIAL_KEY + rb")\",\s*\"value\":")
 #: a key name that is a credential's: some tail of it is one
