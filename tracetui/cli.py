@@ -294,9 +294,9 @@ def check(trace_file, as_json, with_fixes) -> None:
     failed or is incomplete, or some lines could not be read (they are listed);
     2 when the file cannot be read at all (or changed while it was read).
     """
+    if with_fixes and trace_file == "-":
+        raise click.UsageError("--explain re-runs each failing run: give a file, not -")
     if with_fixes or _is_otlp(trace_file):
-        if trace_file == "-":
-            raise click.UsageError("--explain re-runs each failing run: give a file, not -")
         _check_whole(trace_file, as_json, with_fixes)
     _check_streaming(trace_file, as_json)
 
@@ -364,6 +364,9 @@ def _check_streaming(trace_file: str, as_json: bool) -> None:
     try:
         try:
             with _trace_input(trace_file) as item:
+                imported = _spooled_otlp(item)
+                if imported is not None:  # standard input holding OTLP/JSON: read whole, as a file of it is
+                    _check_whole(trace_file, as_json, False, imported)
                 Checker(item, on_verdict, problems.append, kept).run()
         finally:
             out_write("", flush=True)  # the verdicts decided so far, before any error
@@ -393,14 +396,14 @@ def _check_streaming(trace_file: str, as_json: bool) -> None:
 
 
 
-def _check_whole(trace_file: str, as_json: bool, with_fixes: bool) -> None:
-    """``check`` over a trace read whole: an OTLP/JSON file (imported runs are read whole), or with
-    ``--explain`` (each failing run is re-run, so its records are needed)."""
+def _check_whole(trace_file: str, as_json: bool, with_fixes: bool, trace: Any = None) -> None:
+    """``check`` over a trace read whole (``trace``, when already read): an OTLP/JSON file (imported runs
+    are read whole), or with ``--explain`` (each failing run is re-run, so its records are needed)."""
     from tracetui.otel.detect import read_any  # a tracetui trace or OTLP/JSON, told apart by content
     from tracetui.trace.safe_text import printable, printable_json
 
     try:
-        trace = read_any(trace_file)
+        trace = read_any(trace_file) if trace is None else trace
     except TraceReadError as exc:
         click.echo(printable(f"error: {exc}"), err=True)
         sys.exit(2)
@@ -475,6 +478,16 @@ def _write_json_list(values: Any) -> None:
         click.echo(("[\n" if first else ",\n") + _json_item(value), nl=False)
         first = False
     click.echo("[]" if first else "\n  ]", nl=False)
+
+
+def _spooled_otlp(item: Any) -> Any:
+    """Standard input (a spool) read as OTLP/JSON when it is one; None otherwise (a file name, or a
+    tracetui trace on standard input, streamed as a file is)."""
+    if isinstance(item, str):
+        return None
+    from tracetui.otel.detect import spooled_otlp
+
+    return spooled_otlp(item)
 
 
 class _trace_input:
@@ -591,7 +604,11 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
             run, names, count = trace.runs.get(run_id), list(trace.runs)[:12], len(trace.runs)
         else:
             with _trace_input(trace_file) as item:
-                run, names, count = find_run(item, run_id)  # reads only as far as the run's end
+                imported = _spooled_otlp(item)
+                if imported is not None:  # standard input holding OTLP/JSON: its runs cannot be re-run
+                    run, names, count = imported.runs.get(run_id), list(imported.runs)[:12], len(imported.runs)
+                else:
+                    run, names, count = find_run(item, run_id)  # reads only as far as the run's end
     except (TraceReadError, TraceChanged) as exc:
         click.echo(printable(f"error: {exc}"), err=True)
         sys.exit(2)

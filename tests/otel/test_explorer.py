@@ -33,3 +33,21 @@ async def test_an_otlp_file_opens_and_a_foreign_run_cannot_be_re_run():
         assert isinstance(app.screen, MainScreen)
         assert any("imported from OpenTelemetry: its inputs are not recorded, so it cannot be re-run"
                    in str(n.message) for n in app._notifications)
+
+
+async def test_otlp_piped_into_open_is_listed_as_from_a_file():
+    """``cat spans.jsonl | tracetui open -``: told apart by content, as a named file is."""
+    import os
+
+    read_fd, write_fd = os.pipe()
+    data = SAMPLE.read_bytes()
+    writer = __import__("threading").Thread(target=lambda: (os.write(write_fd, data), os.close(write_fd)))
+    writer.start()
+    app = TraceApp(open_paths(["-"], stdin=read_fd))
+    writer.join()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        assert [e.run_id for e in screen.entries] == [e.run_id for e in open_paths([str(SAMPLE)]).runs()]
+        assert sum(1 for e in screen.entries if e.first_failure) == 20

@@ -286,3 +286,44 @@ def test_replay_of_an_imported_run_says_why_in_plain_words(root):
     assert out.exit_code == 2
     assert out.output.startswith("error: imported from OpenTelemetry: its inputs are not recorded, so it cannot be "
                                  "re-run"), out.output
+
+
+@pytest.mark.parametrize("pretty", [False, True])
+def test_otlp_on_standard_input_is_told_apart_by_content(root, tmp_path, pretty):
+    """``cat spans.json | tracetui check -`` (and replay -): the same verdicts as the file, whether JSON
+    lines or one pretty-printed document."""
+    sample = root / "sample_traces" / "otel-scenarios.jsonl"
+    path = sample
+    if pretty:  # one document of every line's spans
+        spans = [s for line in sample.read_bytes().splitlines()
+                 for s in orjson.loads(line)["resourceSpans"]]
+        path = tmp_path / "doc.json"
+        path.write_bytes(orjson.dumps({"resourceSpans": spans}, option=orjson.OPT_INDENT_2))
+    data = path.read_bytes()
+    from_file = CliRunner().invoke(main, ["check", str(path)])
+    piped = CliRunner().invoke(main, ["check", "-"], input=data)
+    assert piped.exit_code == from_file.exit_code == 1
+    assert piped.stdout == from_file.stdout and piped.stdout.count("\n") == 30
+    as_json = orjson.loads(CliRunner().invoke(main, ["check", "-", "--json"], input=data).stdout)
+    assert as_json["file"] == "-" and len(as_json["runs"]) == 30
+    replayed = CliRunner().invoke(main, ["replay", "-", "--run", "single"], input=data)
+    assert replayed.exit_code == 2 and "imported from OpenTelemetry" in replayed.stderr
+
+
+def test_a_trace_on_standard_input_is_not_waited_for_to_tell_its_kind(root):
+    """A writer still running (``tail -f trace | tracetui check -``): its first line says it is a trace,
+    and the check streams from there without waiting for more."""
+    import os
+    import threading
+
+    from tracetui.otel.detect import spooled_otlp
+    from tracetui.trace.spool import Spool
+
+    read_fd, write_fd = os.pipe()
+    spool = Spool(read_fd)
+    os.write(write_fd, (root / "sample_traces" / "scenarios.jsonl").read_bytes().splitlines(keepends=True)[0][:30])
+    told = threading.Event()
+    threading.Thread(target=lambda: (spooled_otlp(spool), told.set()), daemon=True).start()
+    assert told.wait(10)  # decided on 30 bytes, the pipe still open
+    os.close(write_fd)
+    spool.close()

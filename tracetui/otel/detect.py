@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Sequence
+from typing import Any, Sequence
 
 from tracetui.trace.reader import Problem, RunData, TraceFile, TraceReadError, open_checked, read_trace, run_name
 from tracetui.trace.source import MemorySource, TraceSource
@@ -27,24 +27,51 @@ def is_otlp(path: str | os.PathLike[str]) -> bool:
     """
     p = open_checked(path)
     with open(p, "rb") as fh:
-        head = fh.read(HEAD_BYTES)
+        return looks_otlp(fh.read(HEAD_BYTES))
+
+
+def looks_otlp(head: bytes) -> bool:
+    """Whether the first bytes of a file are OTLP/JSON's rather than a tracetui trace's."""
     otlp, trace = _OTLP_START.search(head), _TRACE_START.search(head)
     if otlp is None:
         return False
     return trace is None or otlp.start() < trace.start()
 
 
+def _told_apart(head: bytes) -> bool:
+    return _OTLP_START.search(head) is not None or _TRACE_START.search(head) is not None
+
+
+def spooled_otlp(spool: Any, timeout: float | None = None) -> TraceFile | None:
+    """Standard input read as OTLP/JSON when its first bytes say it is one (waiting for it to end: OTLP
+    is read whole); None when it is a tracetui trace, left to the streaming reader, or when nothing
+    told them apart within ``timeout`` seconds (a writer that is slow to start writes a trace)."""
+    if not looks_otlp(spool.head(HEAD_BYTES, _told_apart, timeout)):
+        return None
+    spool.wait()
+    if spool.error:
+        raise TraceReadError(f"{spool.label}: {spool.error}")
+    from tracetui.otel.otlp_read import read_spans_fd
+
+    return _imported(*read_spans_fd(spool.fd, spool.label), spool.label)
+
+
 def read_otlp(path: str | os.PathLike[str]) -> TraceFile:
     """An OTLP/JSON file as runs and problems (the shape :func:`~tracetui.trace.reader.read_trace` returns)."""
-    from tracetui.otel.importer import runs_from_spans  # imported only for an OTLP file: check starts sooner
-    from tracetui.otel.otlp_read import read_spans
+    from tracetui.otel.otlp_read import read_spans  # imported only for an OTLP file: check starts sooner
 
     spans, problems = read_spans(path)
+    return _imported(spans, problems, str(path))
+
+
+def _imported(spans: Any, problems: list[Problem], label: str) -> TraceFile:
+    from tracetui.otel.importer import runs_from_spans
+
     runs = runs_from_spans(spans)
     if not runs:
         detail = "no span in it" if not problems else f"{len(problems)} line(s) could not be read"
-        raise TraceReadError(f"{path}: no runs found (an OTLP/JSON file with {detail})")
-    return TraceFile(str(path), {r.run_id: r for r in runs}, problems)
+        raise TraceReadError(f"{label}: no runs found (an OTLP/JSON file with {detail})")
+    return TraceFile(label, {r.run_id: r for r in runs}, problems)
 
 
 def read_any(path: str | os.PathLike[str]) -> TraceFile:

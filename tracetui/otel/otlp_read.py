@@ -16,7 +16,7 @@ import orjson
 
 from tracetui.otel.spans import KIND_NAMES, STATUS_NAMES, Span, SpanEvent, attributes_of
 from tracetui.trace.limits import MAX_LINE_BYTES
-from tracetui.trace.reader import Problem, iter_lines, open_checked
+from tracetui.trace.reader import Problem, iter_fd_lines, iter_lines, open_checked
 
 #: a single-document file is parsed whole; past this size it must be JSON lines
 MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
@@ -130,20 +130,29 @@ def _parse(raw: bytes) -> tuple[Any, str | None]:
 def read_spans(path: str | os.PathLike[str]) -> tuple[list[Span], list[Problem]]:
     """Every span in an OTLP/JSON file, and the lines that could not be read."""
     p = open_checked(path)
+    return _read_spans(lambda: iter_lines(p), p.stat().st_size, p.read_bytes, str(path))
+
+
+def read_spans_fd(fd: int, label: str) -> tuple[list[Span], list[Problem]]:
+    """:func:`read_spans` of an open descriptor (standard input, spooled to its end)."""
+    size = os.fstat(fd).st_size
+    return _read_spans(lambda: iter_fd_lines(fd), size, lambda: os.pread(fd, size, 0), label)
+
+
+def _read_spans(lines_of: Any, size: int, whole: Any, label: str) -> tuple[list[Span], list[Problem]]:
     problems: list[Problem] = []
-    lines: Iterable[tuple[int, bytes]] = iter_lines(p)
-    first = next(iter(iter_lines(p)), None)
-    if first is not None and _parse(first[1])[1] is not None and p.stat().st_size <= MAX_DOCUMENT_BYTES:
-        doc, problem = _document(p.read_bytes())
+    first = next(iter(lines_of()), None)
+    if first is not None and _parse(first[1])[1] is not None and size <= MAX_DOCUMENT_BYTES:
+        doc, problem = _document(whole())
         if problem is None:  # one (pretty-printed) document
-            return spans_of(doc, 1, str(path), problems), problems
+            return spans_of(doc, 1, label, problems), problems
     spans: list[Span] = []
-    for number, raw in lines:
+    for number, raw in lines_of():
         doc, problem = _parse(raw)
         if problem:
-            problems.append(Problem(number, problem, str(path)))
+            problems.append(Problem(number, problem, label))
             continue
-        spans.extend(spans_of(doc, number, str(path), problems))
+        spans.extend(spans_of(doc, number, label, problems))
     return spans, problems
 
 

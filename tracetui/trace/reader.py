@@ -178,6 +178,14 @@ def iter_lines(path: str | os.PathLike[str]) -> Iterable[tuple[int, bytes]]:
         yield from _lines_of(fh)
 
 
+def iter_fd_lines(fd: int) -> Iterable[tuple[int, bytes]]:
+    """:func:`iter_lines` of an open descriptor (standard input spooled), read from its start; ``fd``
+    stays open."""
+    with os.fdopen(os.dup(fd), "rb", buffering=0) as fh:
+        fh.seek(0)
+        yield from _lines_of(fh)
+
+
 def _lines_of(fh: Any) -> Iterator[tuple[int, bytes]]:
     limit = limits.MAX_LINE_BYTES
     number, parts, held, length, crs = 1, [], 0, 0, 0

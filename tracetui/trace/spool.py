@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-from typing import BinaryIO, Callable
+from typing import Any, BinaryIO, Callable
 
 from tracetui.trace import limits
 from tracetui.trace.index.source import Input
@@ -49,6 +49,21 @@ class Spool(Input):
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until standard input has ended (or failed); returns whether it has."""
         return self._complete.wait(timeout)
+
+    def head(self, size: int, enough: Callable[[bytes], Any] = lambda head: False,
+             timeout: float | None = None) -> bytes:
+        """The first ``size`` bytes once that many have arrived, or fewer: when standard input ends first,
+        as soon as ``enough`` says what has arrived is enough (a writer still running may send little
+        for a long time), or after ``timeout`` seconds."""
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            ended = self._complete.is_set()
+            head = os.pread(self.fd, size, 0)
+            if ended or len(head) >= size or enough(head) or (deadline is not None and time.monotonic() > deadline):
+                return head
+            self.wait(0.02)
 
     def close(self) -> None:
         self._stop = True

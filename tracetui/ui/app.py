@@ -107,14 +107,33 @@ def open_paths(paths: Sequence[str], follow: bool = False, stdin: BinaryIO | int
     inputs: list[Any] = []
     for path in paths:
         if path == "-":
+            from tracetui.otel.detect import spooled_otlp
             from tracetui.trace.spool import Spool
 
-            inputs.append(Spool(stdin if stdin is not None else sys.stdin.buffer))
+            spool = Spool(stdin if stdin is not None else sys.stdin.buffer)
+            try:
+                imported = spooled_otlp(spool, timeout=STDIN_KIND_SECONDS)
+            except BaseException:
+                spool.close()
+                raise
+            if imported is not None:  # OTLP/JSON on standard input: read whole, as a file of it is
+                spool.close()
+                if len(paths) > 1:
+                    raise TraceReadError("-: standard input holds OTLP/JSON: open it on its own")
+                from tracetui.trace.source import MemorySource
+
+                return MemorySource(list(imported.runs.values()), imported.path, imported.problems)
+            inputs.append(spool)
         else:
             inputs.append(path)
     from tracetui.trace.index import IndexedSource
 
     return IndexedSource(inputs, follow=follow)
+
+
+#: how long ``open -`` waits for standard input's first bytes to tell OTLP/JSON from a trace before it
+#: opens the explorer on a trace (a writer still starting); ``check -`` waits as long as it takes
+STDIN_KIND_SECONDS = 0.5
 
 
 def _stdin_from_terminal() -> int:
