@@ -124,3 +124,38 @@ def test_a_header_that_http_cannot_carry_is_refused_in_words_without_its_value(r
         send("http://127.0.0.1:4318", runs[:1], headers={name: value},
              transport=httpx.MockTransport(lambda r: sent.append(r) or httpx.Response(200)))
     assert not sent and value not in str(refused.value)
+
+
+def test_a_collector_dripping_its_headers_is_cut_at_the_timeout(runs):
+    """Each byte comes well within a per-read timeout; all of them do not come within the timeout."""
+    import socket
+    import threading
+    import time
+
+    answer = (b"HTTP/1.1 200 OK\r\ncontent-type: application/x-protobuf\r\ncontent-length: 0\r\n"
+              b"x-padding: " + b"a" * 40 + b"\r\n\r\n")
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    sent = []
+
+    def drip():
+        conn, _ = server.accept()
+        conn.settimeout(5)
+        conn.recv(1 << 20)
+        try:
+            for n in range(len(answer)):
+                conn.sendall(answer[n:n + 1])
+                sent.append(n)
+                time.sleep(0.05)  # ~110 bytes: over 5 s in all, against a 0.5 s timeout
+        except OSError:
+            pass
+        finally:
+            conn.close()
+    thread = threading.Thread(target=drip, daemon=True)
+    thread.start()
+    started = time.monotonic()
+    with pytest.raises(SendError, match="no answer within the timeout"):
+        send(f"http://127.0.0.1:{server.getsockname()[1]}", runs, timeout_s=0.5)
+    assert time.monotonic() - started < 3 and len(sent) < len(answer) - 2
+    server.close()

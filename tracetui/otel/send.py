@@ -1,7 +1,8 @@
 """Sending spans to a collector over OTLP/HTTP (protobuf), with httpx.
 
-Bounded: each request has a timeout, and the collector's answer must end within it
-and within :data:`MAX_ANSWER_BYTES`; a 429/502/503/504 is retried at most twice
+Bounded: each request has a timeout, the collector's status line and headers must all
+arrive within it (however slowly they drip), and its answer must end within it and
+within :data:`MAX_ANSWER_BYTES`; a 429/502/503/504 is retried at most twice
 (after ``Retry-After``, capped), redirects are never followed (an OTLP endpoint
 does not redirect; following one could send the spans somewhere unexpected), and
 the proxy settings of the environment are ignored for loopback endpoints.
@@ -21,6 +22,7 @@ import httpx
 
 from tracetui.otel.export_proto import export_request, partial_success
 from tracetui.otel.spans import Span
+from tracetui.providers.header_deadline import HeaderDeadline, bound_header_reads
 from tracetui.providers.http_transport import is_loopback
 
 TRACES_PATH = "/v1/traces"
@@ -104,9 +106,11 @@ def send(endpoint: str, runs: Iterable[list[Span]], headers: Mapping[str, str] |
     messages: list[str] = []
     with httpx.Client(timeout=httpx.Timeout(timeout_s), follow_redirects=False, transport=transport,
                       trust_env=not is_loopback(url)) as client:
+        headers_due = HeaderDeadline()  # a collector dripping its headers a byte at a time is cut at the timeout
+        bound_header_reads(client, headers_due)
         for batch in batches(runs):
             body = export_request(batch).SerializeToString()
-            response = _post(client, url, body, all_headers, timeout_s)
+            response = _post(client, url, body, all_headers, timeout_s, headers_due)
             report.requests += 1
             report.spans += len(batch)
             partial = partial_success(response.content) if response.content else None
@@ -119,10 +123,13 @@ def send(endpoint: str, runs: Iterable[list[Span]], headers: Mapping[str, str] |
 
 
 def _post(client: httpx.Client, url: str, body: bytes, headers: Mapping[str, str],
-          timeout_s: float = 10.0) -> httpx.Response:
+          timeout_s: float = 10.0, headers_due: HeaderDeadline | None = None) -> httpx.Response:
+    headers_due = headers_due or HeaderDeadline()
     for attempt in range(MAX_RETRIES + 1):
         try:
+            headers_due.start(timeout_s)
             with client.stream("POST", url, content=body, headers=dict(headers)) as streamed:
+                headers_due.stop()
                 answer = _read_answer(streamed, url, timeout_s)
             kept = [(k, v) for k, v in streamed.headers.multi_items()  # the answer is decoded already
                     if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
@@ -131,6 +138,8 @@ def _post(client: httpx.Client, url: str, body: bytes, headers: Mapping[str, str
             raise SendError(f"{url}: no answer within the timeout") from None
         except httpx.HTTPError as exc:
             raise SendError(f"{url}: {exc.__class__.__name__}: {exc}") from None
+        finally:
+            headers_due.stop()
         if response.status_code in RETRY_STATUSES and attempt < MAX_RETRIES:
             time.sleep(_retry_after(response, attempt))
             continue
