@@ -155,32 +155,90 @@ def test_check_prepared_by_a_worker_process_prints_the_same(tmp_path, monkeypatc
     assert split["here"] + split["worker"] == -(-path.stat().st_size // 4096)  # each range once
 
 
-#: a stand-in worker: says it is ready, then fails every range it is asked for, or dies at the first
+#: a stand-in worker, started as the real one is: says it is ready, then fails every range it is asked
+#: for, dies at the first, or stops answering (a stopped process)
 _FAILING_WORKER = """
-import os, sys
+import os, sys, time
 from multiprocessing.connection import Connection
 asks, answers = Connection(int(sys.argv[1]), writable=False), Connection(int(sys.argv[2]), readable=False)
+how = asks.recv()["how"]
 answers.send("ready")
 while (k := asks.recv()) is not None:
-    if sys.argv[3] == "dies":
+    if how == "dies":
         os._exit(9)
+    if how == "stalls":
+        time.sleep(3600)
     answers.send("range %d: disk on fire" % k)
 """
 
 
-@pytest.mark.parametrize("how", ["fails", "dies", "never starts"])
+@pytest.mark.parametrize("how", ["fails", "dies", "stalls", "never starts"])
 def test_check_prepares_the_ranges_of_a_worker_that_fails(tmp_path, monkeypatch, how):
-    """A worker that cannot prepare its ranges (an error, or it dies) leaves them to the checking process."""
+    """A worker that cannot prepare its ranges (an error, it dies, it stalls) leaves them to the checking
+    process: the same output, and a stalled worker costs at most a few waits."""
     import sys
+    import time
 
     from tracetui.trace.index import parallel
 
     path, want, split = _parallel_check_file(tmp_path, monkeypatch)
     code = "import sys; sys.exit(3)" if how == "never starts" else _FAILING_WORKER
-    monkeypatch.setattr(parallel, "_worker_command", lambda asks, answers, lines, chunk_bytes, strict:
-                        [sys.executable, "-c", code, str(asks), str(answers), how])
+    monkeypatch.setattr(parallel, "_worker_command", lambda asks, answers: [sys.executable, "-c", code, str(asks),
+                                                                             str(answers)])
+    real_worker = parallel._Worker.__init__
+
+    def configured(self, lines, chunk_bytes, strict):
+        real_worker(self, lines, chunk_bytes, strict)
+        self._send({"how": how})  # after the real configuration, which the stand-in reads first
+    monkeypatch.setattr(parallel._Worker, "__init__", configured)
+    started = time.monotonic()
     assert streamed_check(str(path), False) == want
     assert split["worker"] == 0 and split["here"] == -(-path.stat().st_size // 4096)
+    assert time.monotonic() - started < 20
+
+
+def test_a_worker_is_isolated_from_the_current_directory(tmp_path, monkeypatch):
+    """A numpy.py (or tracetui/) where tracetui is run must not be imported by its worker."""
+    import sys
+
+    from tracetui.trace.index import parallel
+
+    path, want, split = _parallel_check_file(tmp_path, monkeypatch)
+    trap = tmp_path / "trap"
+    trap.mkdir()
+    for module in ("numpy", "tempfile", "struct"):  # tracetui's, and the standard library's the worker starts with
+        (trap / f"{module}.py").write_text("open(__file__ + '.ran', 'w').close()\nraise ImportError('trap')\n")
+    (trap / "tracetui").mkdir()
+    (trap / "tracetui" / "__init__.py").write_text("open(__file__ + '.ran', 'w').close()\n")
+    monkeypatch.chdir(trap)
+    monkeypatch.setenv("PYTHONPATH", str(trap))
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".")])
+    assert streamed_check(str(path), False) == want
+    assert split["worker"] > 0
+    assert not list(trap.rglob("*.ran"))
+
+
+def test_a_range_the_file_changed_under_is_prepared_again(tmp_path):
+    """The worker's classification is checked against the bytes read here: a line end moved (the file
+    rewritten in between) sends the range back to be prepared here."""
+    from tracetui.trace.index import parallel
+    from tracetui.trace.index.lines import FileLines
+    from tracetui.trace.index.steps import prepare
+
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"rec":"event","run_id":"a","seq":1}\n' * 100)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        lines = FileLines(0, str(path), path.stat().st_size, fd=fd, by_name=False)
+        prepared = prepare(lines, False, 0, lines.size, 1 << 20, final=True)
+        prepared.buf = b""  # as sent by the worker
+        assert parallel._still_there(lines, prepared)
+        moved = b'{"rec":"event","run_id":"ab","seq":1}\n' * 97
+        path.write_bytes(moved + b" " * (lines.size - len(moved)))  # same descriptor and size, new bytes
+        prepared.buf = b""
+        assert not parallel._still_there(lines, prepared)
+    finally:
+        os.close(fd)
 
 
 def test_a_worker_is_started_only_beside_an_idle_core(monkeypatch):
@@ -188,9 +246,9 @@ def test_a_worker_is_started_only_beside_an_idle_core(monkeypatch):
 
     def sampled(all_idle: tuple[tuple[int, int], tuple[int, int]], own: tuple[float, float]) -> bool:
         ticks, mine = iter(all_idle), iter(own)
-        monkeypatch.setattr(parallel, "_cpu_times", lambda: next(ticks))
+        monkeypatch.setattr(parallel, "_cpu_times", lambda cpus: next(ticks))
         monkeypatch.setattr(parallel, "_own_ticks", lambda: next(mine))
-        return parallel._spare_cpu(2)
+        return parallel._spare_cpu({0, 1})
 
     # 10 ticks of two cores, 5 idle: one core busy elsewhere
     assert sampled(((1000, 400), (1010, 405)), (0.0, 0.0)) is False
@@ -198,6 +256,21 @@ def test_a_worker_is_started_only_beside_an_idle_core(monkeypatch):
     assert sampled(((1000, 400), (1010, 410)), (0.0, 0.0)) is True
     # one core busy in this very process (the explorer drawing its first frame): the other is free
     assert sampled(((1000, 400), (1010, 405)), (7.0, 12.0)) is True
+
+
+def test_only_the_processors_this_process_may_use_count(monkeypatch):
+    from tracetui.trace.index import parallel
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3})
+    assert parallel.usable_cpus() == {3}
+    assert parallel._cpu_times({3})[0] >= 0  # /proc/stat read for cpu3 alone (absent here: nothing counted)
+    monkeypatch.setenv(parallel.SWITCH, "off")
+    from tracetui.trace.index.lines import FileLines
+    from tracetui.trace.index.runs import RunTable
+    from tracetui.trace.index.scanner import Scanner
+
+    lines = FileLines(0, "x", 1 << 40, fd=0, by_name=False)
+    assert parallel.in_parallel(Scanner(lines, RunTable(), None), 1 << 20) is None  # switched off
 
 
 def test_check_prints_the_whole_line_path_for_any_run_id(tmp_path):

@@ -266,3 +266,24 @@ def test_absurdly_nested_responses_are_refused_clearly(tmp_path):
     f.write_bytes(b"[" + b"[" * 400 + b"]" * 400 + b"]")
     r = CliRunner().invoke(main, ["run", "--responses", str(f)])
     assert r.exit_code == 1 and "nests deeper than 200 levels" in r.output
+
+
+def test_ctrl_c_ends_a_command_with_status_130(root):
+    """As a shell reports a program stopped by Ctrl-C (click alone would say "Aborted!" and exit 1, which
+    a script cannot tell from a failed check)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    sample = (root / "sample_traces" / "scenarios.jsonl").read_bytes()
+    proc = subprocess.Popen([sys.executable, "-m", "tracetui", "check", "-"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc.stdin.write(sample[:2000])  # a writer still running: check waits for the rest
+    proc.stdin.flush()
+    time.sleep(1.5)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    proc.stdin.close()
+    assert proc.returncode == 130 and b"interrupted" in err and b"Aborted" not in err

@@ -135,6 +135,37 @@ def test_check_says_so_when_the_file_is_replaced_while_it_is_checked(tmp_path, m
     assert result.exit_code == 2 and "replaced" in result.stderr
 
 
+@pytest.mark.parametrize("with_worker", [False, True])
+def test_check_says_so_when_the_file_is_rewritten_in_place_while_it_is_checked(tmp_path, monkeypatch, with_worker):
+    """Same size, same file, every line moved: a later note of the file must not hide the rewrite, and a
+    worker's ranges prepared before it are not linked against the new bytes."""
+    from tracetui.trace.index import parallel
+
+    path = write(tmp_path, all_lines() * 20)
+    apply = checking.Scanner.apply
+    calls = []
+
+    def rewriting(self, prepared):
+        calls.append(1)
+        if len(calls) == 3:
+            data = open(path, "rb").read()
+            with open(path, "r+b") as fh:
+                fh.write(b'{"a":1}' + data[:-7])
+        return apply(self, prepared)
+    monkeypatch.setattr(checking.Scanner, "apply", rewriting)
+    monkeypatch.setattr(checking, "CHUNK_BYTES", 8192)
+    if with_worker:
+        monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
+        monkeypatch.setattr(parallel, "_spare_cpu", lambda cpus: True)
+        monkeypatch.setattr(parallel, "usable_cpus", lambda: {0, 1})
+        steps = parallel._parallel_steps
+        monkeypatch.setattr(parallel, "_parallel_steps", lambda *args: steps(*args, wait_for_start=True))
+    result = CliRunner().invoke(main, ["check", path])
+    assert result.exit_code == 2, result.stderr
+    assert "rewritten in place" in result.stderr and "check it again" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 # -- following a file a writer is still appending to --------------------------------------------------
 def test_following_shows_appended_runs_and_waits_for_a_half_written_line(tmp_path):
     path = write(tmp_path, run_lines("first"))

@@ -7,8 +7,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import click
-import orjson
+# numpy is used for bulk byte scans, never for linear algebra; left alone, its BLAS starts a thread per
+# core that spins for the first ~50 ms after import, taking a core from the index, the explorer's first
+# frame, and the worker process. Set here, for the command, before anything imports numpy; a user's own
+# setting wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import click  # noqa: E402
+import orjson  # noqa: E402
 
 from tracetui import __version__
 from tracetui.loop.ablations import ABLATIONS
@@ -50,7 +56,19 @@ def exit_on_signals() -> None:
                 return
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """Ctrl-C ends any command with status 130, as a shell reports a program stopped by it (click's
+    own handling says "Aborted!" and exits 1, which a script cannot tell from a failed check)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tracetui")
 def main() -> None:
     """Find where an LLM tool-calling loop went wrong.
@@ -490,6 +508,18 @@ def _spooled_otlp(item: Any) -> Any:
     return spooled_otlp(item)
 
 
+def _stdin_source() -> Any:
+    """Standard input for a spool: its descriptor, read with os.read (a thread blocked reading the
+    buffered object holds its lock, and an exit meanwhile, on Ctrl-C, aborts the interpreter), or the
+    object itself when it has none (a test's)."""
+    import io
+
+    try:
+        return sys.stdin.fileno()
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        return getattr(sys.stdin, "buffer", sys.stdin)
+
+
 class _trace_input:
     """The file named on the command line, or standard input for ``-`` (spooled: see tracetui.trace.spool)."""
 
@@ -504,7 +534,7 @@ class _trace_input:
 
         if sys.stdin is None:  # started with standard input closed (<&-)
             raise TraceReadError("-: standard input is closed; pipe a trace into it")
-        self.spool = Spool(getattr(sys.stdin, "buffer", sys.stdin))
+        self.spool = Spool(_stdin_source())
         return self.spool
 
     def __exit__(self, *exc: Any) -> None:

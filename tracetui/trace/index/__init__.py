@@ -14,7 +14,7 @@
   the explorer's source of RunEntry rows (made from summary lines), which also follows
   growing files;
 - :mod:`.changes`: noticing a file truncated, replaced, rewritten or grown while open;
-- :mod:`.parallel`: a strict scan's steps prepared in a worker process.
+- :mod:`.parallel`: a scan's steps (the explorer's, check's, replay's) prepared partly in a worker process.
 
 numpy is imported by the scan itself, not by this package, so opening the explorer
 does not wait for it.

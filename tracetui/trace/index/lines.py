@@ -78,9 +78,16 @@ class FileLines:
         return self.long_lines.get(start, length) if self.long_lines else length
 
     def remember(self) -> None:
-        """Note what has been indexed, to tell later whether the file still holds it."""
-        if self.fd is not None:
-            self.snapshot = Snapshot.take(self.fd, self.pos, self.size)
+        """Note what has been indexed, to tell later whether the file still holds it. A file already
+        changed otherwise than by lines added keeps the note that shows it (a newer one would hide a
+        rewrite made while it was being read)."""
+        if self.fd is None:
+            return
+        if self.snapshot is not None:
+            change = self.change()
+            if change is not None and not change.appended_only:
+                return
+        self.snapshot = Snapshot.take(self.fd, self.pos, self.size)
 
     def change(self) -> Change | None:
         """How the file differs from what was indexed, or None."""

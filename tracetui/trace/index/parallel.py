@@ -3,24 +3,34 @@ index off the interface's interpreter lock.
 
 Preparing a step (reading, classifying and, for ``check``, validating every line: :mod:`.steps`)
 needs only the file; linking it to runs needs the scan's state, so it stays in this process. The
-file is cut into fixed byte ranges, each prepared whole by one side and linked in order here. A
-worker process (a fresh interpreter, started beside the scan, so it is safe from a thread of the
-explorer too) is kept :data:`WORKER_AHEAD` ranges ahead once it has started; whenever the range
-to link next is the worker's and not ready yet, this process prepares the next range nobody has
-taken instead of waiting. So the share of each side follows their speeds: until the worker has
-started, and on a machine where it gets little time, this process does the rest. A worker that
-fails or dies leaves its ranges to this process: the output never depends on the worker. Used only
-where it pays: a large file read to its end (not followed), a processor idle beside this process.
+file is cut into fixed byte ranges, each prepared whole by one side and linked in order here.
+
+A worker process (a fresh interpreter, isolated from the current directory and the ``PYTHON*``
+variables, so it is safe from a thread of the explorer too) is kept :data:`WORKER_AHEAD` ranges
+ahead once it has started. Whenever the range to link next is the worker's and not ready, this
+process prepares the next range nobody has taken instead of waiting; when it has taken its share
+ahead, it waits for the worker no longer than it takes to prepare a range itself, then prepares the
+range here and drops the worker's late copy. So a slow, stalled or dead worker costs little, and one
+late :data:`MAX_LATE` times in a row is stopped. A range prepared by the worker is checked against
+the bytes this process reads (its line ends must be where the worker found them) and prepared again
+here when the file changed in between. The output never depends on the worker.
+
+Used only where it pays: a file of :data:`PARALLEL_MIN_BYTES` or more read to its end (not followed,
+not standard input), a processor this process may use idle beside it, and ``TRACETUI_WORKER`` not
+``off``.
 """
 from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Iterator
+import time
+from typing import Any, Callable, Iterator
+
+import numpy as np
 
 from tracetui.trace.index.lines import FileLines
 from tracetui.trace.index.scanner import Scanner
-from tracetui.trace.index.steps import Prepared, prepare
+from tracetui.trace.index.steps import PAD, Prepared, prepare
 
 #: files smaller than this many chunks, or than this many bytes, are scanned in one process: a worker
 #: takes ~0.15 s to start, and a file of 32 MiB is scanned in about that
@@ -31,52 +41,82 @@ PARALLEL_MIN_BYTES = 32 * 1024 * 1024
 WORKER_AHEAD = 3
 #: ranges this process prepared ahead of the one it links (each holds its chunk's bytes)
 LOCAL_AHEAD = 2
+#: ranges in a row the worker was too late for before it is stopped
+MAX_LATE = 3
 #: how long the processors are watched before a worker is started, in seconds
-IDLE_SAMPLE_SECONDS = 0.03
+IDLE_SAMPLE_SECONDS = 0.05
+#: the environment variable that turns the worker off (``TRACETUI_WORKER=off``)
+SWITCH = "TRACETUI_WORKER"
 
 
 def in_parallel(scanner: Scanner, chunk_bytes: int) -> Iterator[int] | None:
     """The scan's steps, prepared by this process and a worker process while this one links them.
     None where that is not worth it or not possible (a small file, a file still growing or spooled
-    from standard input, one CPU, a busy machine, no interpreter to start)."""
+    from standard input, one usable CPU, a busy machine, no interpreter to start, switched off)."""
     lines = scanner.lines
-    cpus = os.cpu_count() or 1
     if (os.name != "posix" or lines.pos  # (descriptors are handed to the worker as POSIX does)
             or lines.size < max(PARALLEL_MIN_CHUNKS * chunk_bytes, PARALLEL_MIN_BYTES)
-            or lines.growing is not None
-            or lines.long_lines or lines.fd is None or cpus < 2 or not sys.executable
-            or not _spare_cpu(cpus)):
+            or lines.growing is not None or lines.long_lines or lines.fd is None or not sys.executable
+            or os.environ.get(SWITCH, "").lower() in ("off", "0", "no", "false")):
+        return None
+    cpus = usable_cpus()
+    if len(cpus) < 2 or not _spare_cpu(cpus):
         return None
     return _parallel_steps(scanner, chunk_bytes)
 
 
-def _spare_cpu(cpus: int) -> bool:
+def usable_cpus() -> set[int]:
+    """The processors this process may run on (its affinity), fewer when a container's CPU quota
+    (cgroup v2 ``cpu.max``) allows less than all of them."""
+    try:
+        cpus = set(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        cpus = set(range(os.cpu_count() or 1))
+    try:
+        with open("/sys/fs/cgroup/cpu.max", "rb") as fh:
+            quota, period = fh.read().split()[:2]
+        if quota != b"max":
+            allowed = max(1, int(int(quota) / int(period)))
+            cpus = set(sorted(cpus)[:allowed])
+    except (OSError, ValueError):
+        pass
+    return cpus
+
+
+def _spare_cpu(cpus: set[int]) -> bool:
     """Whether a second process would get a core of its own: on a busy machine the two would only
     take turns, and the pipe between them would make the scan slower (a fifth to a quarter, measured
-    beside one busy loop on two cores). Judged by the time the processors spent idle or in this
-    process over a moment (Linux), not by the load average, which still counts what this command's
-    own start-up or the previous command did a minute ago."""
-    import time
-
+    beside one busy loop on two cores). Judged by the time the processors this process may use spent
+    idle or in this process over a moment (Linux), not by the load average, which still counts what
+    this command's own start-up or the previous command did a minute ago."""
     try:
-        before, mine = _cpu_times(), _own_ticks()
+        before, mine = _cpu_times(cpus), _own_ticks()
         time.sleep(IDLE_SAMPLE_SECONDS)
-        after, mine = _cpu_times(), _own_ticks() - mine
+        after, mine = _cpu_times(cpus), _own_ticks() - mine
     except (OSError, ValueError, IndexError):
         try:
-            return os.getloadavg()[0] <= cpus - 1.5
+            return os.getloadavg()[0] <= len(cpus) - 1.5
         except OSError:  # pragma: no cover - no load average here
             return True
     total = after[0] - before[0]
-    free_cores = cpus * (after[1] - before[1] + mine) / total if total > 0 else cpus
-    return free_cores >= 1.5  # this process's core and most of another
+    free_cores = len(cpus) * (after[1] - before[1] + mine) / total if total > 0 else len(cpus)
+    return free_cores >= 1.3  # this process's core and most of another
 
 
-def _cpu_times() -> tuple[int, int]:
-    """(all, idle) time of the processors since boot, in clock ticks (``/proc/stat``)."""
+def _cpu_times(cpus: set[int]) -> tuple[int, int]:
+    """(all, idle) time of the processors ``cpus`` since boot, in clock ticks (``/proc/stat``)."""
+    total = idle = 0
     with open("/proc/stat", "rb") as fh:
-        fields = [int(x) for x in fh.readline().split()[1:9]]  # user nice system idle iowait irq softirq steal
-    return sum(fields), fields[3] + fields[4]
+        for line in fh:
+            if not line.startswith(b"cpu"):
+                break
+            name, *values = line.split()
+            if name == b"cpu" or int(name[3:]) not in cpus:
+                continue
+            fields = [int(x) for x in values[:8]]  # user nice system idle iowait irq softirq steal
+            total += sum(fields)
+            idle += fields[3] + fields[4]
+    return total, idle
 
 
 def _own_ticks() -> float:
@@ -85,11 +125,23 @@ def _own_ticks() -> float:
     return (times.user + times.system) * os.sysconf("SC_CLK_TCK")
 
 
-def _worker_command(asks: int, answers: int, lines: FileLines, chunk_bytes: int, strict: bool) -> list[str]:
-    """How the worker is started: this interpreter, given the pipes' and the file's descriptors."""
-    return [sys.executable, "-c", "from tracetui.trace.index.parallel import serve; serve()",
-            str(asks), str(answers), str(lines.fd), lines.path, str(lines.size), str(chunk_bytes),
-            "strict" if strict else "loose"]
+#: the worker's start: isolated (-I: neither the current directory nor PYTHON* variables), it reads
+#: this process's module path from the pipe before it imports anything of tracetui
+_WORKER_MAIN = (
+    "import sys\n"
+    "from multiprocessing.connection import Connection\n"
+    "asks = Connection(int(sys.argv[1]), writable=False)\n"
+    "config = asks.recv()\n"
+    "sys.path[:] = config['path']\n"
+    "from tracetui.trace.index.parallel import serve\n"
+    "serve(asks, int(sys.argv[2]), config)\n"
+)
+
+
+def _worker_command(asks: int, answers: int) -> list[str]:
+    """How the worker is started: this interpreter, isolated, given the pipes' descriptors (the file
+    and its name go through the pipe, not the command line that ``ps`` shows)."""
+    return [sys.executable, "-I", "-c", _WORKER_MAIN, str(asks), str(answers)]
 
 
 class _Worker:
@@ -102,12 +154,10 @@ class _Worker:
         asks_r, asks_w = os.pipe()
         answers_r, answers_w = os.pipe()
         _widen(answers_w)
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # tracetui as imported here
         try:
             self.process: Any = subprocess.Popen(
-                _worker_command(asks_r, answers_w, lines, chunk_bytes, strict),
-                pass_fds=(asks_r, answers_w, lines.fd), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL, env=env)
+                _worker_command(asks_r, answers_w), pass_fds=(asks_r, answers_w, lines.fd),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         except OSError:
             self.process = None
         finally:
@@ -117,7 +167,18 @@ class _Worker:
         self.conn = Connection(answers_r, writable=False)
         self.asked: list[int] = []  # ranges asked and not yet received, in order
         self.started = False  # it said it is ready: until then this process prepares every range
+        self.late = 0  # ranges in a row this process prepared because the worker's copy was late
         self.alive = self.process is not None
+        if self.alive:  # the module path this process imports tracetui from ('' is its current directory)
+            path = [p if p else os.getcwd() for p in sys.path]
+            self._send({"path": path, "fd": lines.fd, "name": lines.path, "size": lines.size,
+                        "chunk_bytes": chunk_bytes, "strict": strict})
+
+    def _send(self, message: Any) -> None:
+        try:
+            self._asking.send(message)
+        except OSError:  # it died: its ranges are prepared here
+            self.stop()
 
     def has_started(self, wait: bool = False) -> bool:
         """Whether the worker is ready for ranges (it says so once its imports are done); ``wait``: wait
@@ -133,15 +194,12 @@ class _Worker:
         return self.started and self.alive
 
     def ask(self, k: int) -> None:
-        try:
-            self._asking.send(k)
-        except OSError:  # it died: its ranges are prepared here
-            self.stop()
-            return
-        self.asked.append(k)
+        self._send(k)
+        if self.alive:
+            self.asked.append(k)
 
-    def ready(self) -> bool:
-        return self.conn.poll()
+    def ready(self, wait: float = 0) -> bool:
+        return self.conn.poll(wait)
 
     def receive(self) -> tuple[int, list[Prepared]]:
         """The oldest asked range's steps (OSError/EOFError: the worker is gone)."""
@@ -162,7 +220,7 @@ class _Worker:
         self.conn.close()
         if self.process is None:
             return
-        try:  # it holds nothing and writes nothing: a worker still starting is not waited for
+        try:  # it holds nothing and writes nothing: given 50 ms to stop, then killed
             self.process.wait(timeout=0.05)
         except Exception:  # noqa: BLE001
             self.process.kill()
@@ -179,40 +237,83 @@ def _parallel_steps(scanner: Scanner, chunk_bytes: int, split: dict[str, int] | 
     size, strict = lines.size, scanner.strict
     ranges = (size + chunk_bytes - 1) // chunk_bytes
     split = {} if split is None else split
-    split.update(here=0, worker=0)
+    split.update(here=0, worker=0, late=0, again=0)
     done: dict[int, list[Prepared]] = {}  # prepared ahead of their turn
     mine: set[int] = set()  # ranges this process took ahead of their turn
     untaken = 0  # ranges before it are asked of the worker or taken here
+    local_seconds = 0.0  # how long this process took to prepare its last range
+
+    def here(j: int) -> list[Prepared]:
+        nonlocal local_seconds
+        started = time.perf_counter()
+        steps = _prepare_range(lines, j, chunk_bytes, size, strict)
+        local_seconds = time.perf_counter() - started
+        split["here"] += 1
+        return steps
+
     worker = _Worker(lines, chunk_bytes, strict)
     try:
         for k in range(ranges):
             while k not in done:
                 if worker.has_started(wait_for_start):
                     while len(worker.asked) < WORKER_AHEAD and untaken < ranges:
-                        worker.ask(max(untaken, k))
-                        untaken = max(untaken, k) + 1
-                if k not in worker.asked or not worker.alive:
-                    done[k] = _prepare_range(lines, k, chunk_bytes, size, strict)
+                        worker.ask(untaken)
+                        untaken += 1
+                if not worker.alive or k not in worker.asked:
+                    done[k] = here(k)
                     untaken = max(untaken, k + 1)
-                    split["here"] += 1
                     continue
                 if not worker.ready() and untaken < ranges and len(mine) < LOCAL_AHEAD:
                     mine.add(untaken)  # the worker is busy: prepare the next untaken range meanwhile
-                    done[untaken] = _prepare_range(lines, untaken, chunk_bytes, size, strict)
-                    split["here"] += 1
+                    done[untaken] = here(untaken)
                     untaken += 1
+                    continue
+                if not worker.ready(max(local_seconds, 0.01)):  # no longer than preparing it here takes
+                    done[k] = here(k)  # its late copy is dropped when it comes
+                    split["late"] += 1
+                    worker.late += 1
+                    if worker.late >= MAX_LATE:
+                        worker.stop()
                     continue
                 try:
                     j, steps = worker.receive()
                 except (OSError, EOFError):  # the worker is gone: its ranges are prepared here
                     worker.stop()
                     continue
-                done[j] = steps
-                split["worker"] += 1
+                if j >= k and j not in done:  # else a late copy of a range prepared here: dropped
+                    done[j] = steps
+                    split["worker"] += 1
+                    worker.late = 0
             mine.discard(k)
-            yield from scanner.prepared_steps(iter(done.pop(k)))
+            yield from _linked(scanner, done.pop(k), lambda: _prepare_range(
+                lines, k, chunk_bytes, size, strict, start=lines.pos), split)
     finally:
         worker.stop()
+
+
+def _linked(scanner: Scanner, steps: list[Prepared], again: Callable[[], list[Prepared]],
+            split: dict[str, int]) -> Iterator[int]:
+    """Link a range's steps; when they no longer fit the file (it changed after they were prepared:
+    they start elsewhere than the scan has reached, or a line end is not where it was), the rest of the
+    range is prepared again here, from where the scan is."""
+    lines = scanner.lines
+    for prepared in steps:
+        if prepared.start != lines.pos or not _still_there(lines, prepared):
+            split["again"] += 1
+            yield from scanner.prepared_steps(iter(again()))
+            return
+        yield from scanner.prepared_steps(iter((prepared,)))
+
+
+def _still_there(lines: FileLines, prepared: Prepared) -> bool:
+    """Read the bytes of a step prepared by the worker (it sends their classification, not them) and
+    check that its lines still end where it found them."""
+    if prepared.chunk is None or prepared.buf:
+        return True
+    prepared.buf = lines.read(prepared.base, min(prepared.base + prepared.size + PAD, lines.size) - prepared.base)
+    ends = prepared.chunk.ends
+    ends = ends[ends < prepared.size]
+    return bool((np.frombuffer(prepared.buf, np.uint8)[ends] == 0x0A).all())
 
 
 def _widen(fd: int) -> None:
@@ -232,7 +333,7 @@ def _widen(fd: int) -> None:
             continue
 
 
-def serve() -> None:
+def serve(asks: Any, answers: int, config: dict[str, Any]) -> None:
     """The worker's main: prepare each range asked for until told to stop (None) or the pipe closes.
     The file is the descriptor the scanning process passed (the same file, even if its name now
     points elsewhere)."""
@@ -241,21 +342,21 @@ def serve() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the scanning process's to handle
     from multiprocessing.connection import Connection
 
-    asks, answers, fd, path, size, chunk_bytes, strict = sys.argv[1:8]
-    asks_conn, conn = Connection(int(asks), writable=False), Connection(int(answers), readable=False)
-    lines = FileLines(0, path, int(size), fd=int(fd), by_name=False)
+    conn = Connection(answers, readable=False)
+    size, chunk_bytes, strict = config["size"], config["chunk_bytes"], config["strict"]
+    lines = FileLines(0, config["name"], size, fd=config["fd"], by_name=False)
     from tracetui.trace.index import classify  # noqa: F401 - imported before saying ready
-    if strict == "strict":
+    if strict:
         from tracetui.trace.index.validation import _decoder
         _decoder()
     try:
         conn.send("ready")
         while True:
-            k = asks_conn.recv()
+            k = asks.recv()
             if k is None:
                 return
             try:
-                steps: Any = _prepare_range(lines, k, int(chunk_bytes), int(size), strict == "strict")
+                steps: Any = _prepare_range(lines, k, chunk_bytes, size, strict)
             except Exception as exc:  # noqa: BLE001 - said to the scanning process, which prepares it itself
                 steps = f"range {k}: {exc}"
             conn.send(steps)
@@ -263,9 +364,11 @@ def serve() -> None:
         return
 
 
-def _prepare_range(lines: FileLines, k: int, chunk_bytes: int, size: int, strict: bool = True) -> list[Prepared]:
-    """The steps of the lines that start in bytes [k * chunk, (k + 1) * chunk), prepared."""
-    start = _line_start(lines, k * chunk_bytes, size)
+def _prepare_range(lines: FileLines, k: int, chunk_bytes: int, size: int, strict: bool = True,
+                   start: int | None = None) -> list[Prepared]:
+    """The steps of the lines that start in bytes [k * chunk, (k + 1) * chunk) (from ``start`` when
+    given: a range prepared again from where the scan is), prepared."""
+    start = _line_start(lines, k * chunk_bytes, size) if start is None else start
     end = _line_start(lines, min((k + 1) * chunk_bytes, size), size)
     steps = []
     while start < end:
