@@ -158,21 +158,30 @@ def test_check_prepared_by_a_worker_process_prints_the_same(tmp_path, monkeypatc
 #: a stand-in worker, started as the real one is: says it is ready, then fails every range it is asked
 #: for, dies at the first, or stops answering (a stopped process)
 _FAILING_WORKER = """
-import os, sys, time
+import os, pickle, struct, sys, time
 from multiprocessing.connection import Connection
-asks, answers = Connection(int(sys.argv[1]), writable=False), Connection(int(sys.argv[2]), readable=False)
+asks, answers = Connection(int(sys.argv[1]), writable=False), int(sys.argv[2])
+def answer(message):
+    data = pickle.dumps(message)
+    os.write(answers, struct.pack("<Q", len(data)) + data)
 how = asks.recv()["how"]
-answers.send("ready")
+answer("ready")
 while (k := asks.recv()) is not None:
     if how == "dies":
         os._exit(9)
     if how == "stalls":
         time.sleep(3600)
-    answers.send("range %d: disk on fire" % k)
+    if how == "stalls sending":  # the start of an answer, then nothing: stopped mid-write
+        os.write(answers, struct.pack("<Q", 1000) + b"x" * 10)
+        time.sleep(3600)
+    if how == "sends junk":
+        os.write(answers, struct.pack("<Q", 5) + b"junk!")
+        continue
+    answer("range %d: disk on fire" % k)
 """
 
 
-@pytest.mark.parametrize("how", ["fails", "dies", "stalls", "never starts"])
+@pytest.mark.parametrize("how", ["fails", "dies", "stalls", "stalls sending", "sends junk", "never starts"])
 def test_check_prepares_the_ranges_of_a_worker_that_fails(tmp_path, monkeypatch, how):
     """A worker that cannot prepare its ranges (an error, it dies, it stalls) leaves them to the checking
     process: the same output, and a stalled worker costs at most a few waits."""

@@ -333,3 +333,23 @@ def test_a_same_size_rewrite_of_the_middle_is_noticed(tmp_path):
     st = os.stat(path)
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # a clock that ticks
     assert [c.kind for c in src.changes()] == ["rewritten"]
+
+
+def test_a_touch_while_checked_is_not_a_rewrite(tmp_path, monkeypatch):
+    """Same size, same bytes, a new modification time: check ends as usual (exit 1 here), not with
+    "rewritten" (a write that moved an edge is: see the test above)."""
+    path = write(tmp_path, all_lines() * 20)
+    want = CliRunner().invoke(main, ["check", path])
+    apply = checking.Scanner.apply
+    calls = []
+
+    def touching(self, prepared):
+        calls.append(1)
+        if len(calls) == 3:
+            st = os.stat(path)
+            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+        return apply(self, prepared)
+    monkeypatch.setattr(checking.Scanner, "apply", touching)
+    monkeypatch.setattr(checking, "CHUNK_BYTES", 8192)
+    result = CliRunner().invoke(main, ["check", path])
+    assert (result.exit_code, result.stdout, result.stderr) == (want.exit_code, want.stdout, want.stderr)

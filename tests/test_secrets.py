@@ -130,6 +130,26 @@ def test_objects_under_credential_keys_are_redacted_inside_json_strings(containe
     assert inner == {"password": "<redacted>", "order_id": "o-1"}
 
 
+@pytest.mark.parametrize("arguments", [
+    '{"password" : {"v":"hunter2"}}',  # space before the colon
+    '{"p\\u0061ssword": {"v":"hunter2"}}',  # the key's letters escaped
+    '{"api\\/key": {"v":"hunter2"}}',  # an escaped slash
+    '{"password ": {"v":"hunter2"}}',  # a space in the key
+    '\ufeff {"password": ["hunter2"]}',  # a byte order mark first
+    '{"password": {"v":"hunter2"}, "id": 123456789012345678901234567890, "x": NaN, "n": "\\ud800"}',
+    '{"users":[{"name":"a","credentials":{"password":{"v":"hunter2"}}}]}',
+    orjson.dumps(orjson.dumps({"password": {"v": "hunter2"}}).decode()).decode(),  # encoded twice
+])
+def test_credential_objects_in_json_texts_go_however_the_text_is_written(arguments):
+    """Only the credential's value changes: the rest of the text (numbers, spacing, what JSON parsers
+    disagree on) stays as written."""
+    line = encode_record({"rec": "event", "run_id": "r", "data": {"arguments": arguments}})
+    assert b"hunter2" not in line
+    written = orjson.loads(line)["data"]["arguments"]
+    if "123456789012345678901234567890" in arguments:
+        assert ', "id": 123456789012345678901234567890, "x": NaN, "n": "\\ud800"}' in written
+
+
 def test_json_strings_without_credentials_are_kept_as_written():
     arguments = '{\n  "order_id": "o-1",  "items": [1, 2]\n}'
     record = {"rec": "event", "run_id": "r", "data": {"arguments": arguments, "note": "[not json"}}

@@ -379,13 +379,13 @@ def _check_streaming(trace_file: str, as_json: bool) -> None:
                 out_write("", flush=True)
         state["runs"] += 1
 
+    imported = None
     try:
         try:
             with _trace_input(trace_file) as item:
-                imported = _spooled_otlp(item)
-                if imported is not None:  # standard input holding OTLP/JSON: read whole, as a file of it is
-                    _check_whole(trace_file, as_json, False, imported)
-                Checker(item, on_verdict, problems.append, kept).run()
+                imported = _spooled_otlp(item)  # standard input holding OTLP/JSON: read whole, as a file of it is
+                if imported is None:
+                    Checker(item, on_verdict, problems.append, kept).run()
         finally:
             out_write("", flush=True)  # the verdicts decided so far, before any error
     except TraceReadError as exc:
@@ -395,6 +395,8 @@ def _check_streaming(trace_file: str, as_json: bool) -> None:
               as_json and state["runs"])
     except OSError as exc:
         _fail(f"error: {printable(trace_file)}: {exc.strerror or exc}", as_json and state["runs"])
+    if imported is not None:  # printed as a file of OTLP is (its errors writing are not the input's)
+        _check_whole(trace_file, as_json, False, imported)
     if as_json:
         out_write("\n  ],\n  \"problems\": ", flush=True)
         _write_json_list({"line": p.line, "message": p.message} for p in problems)

@@ -319,11 +319,54 @@ def test_a_trace_on_standard_input_is_not_waited_for_to_tell_its_kind(root):
     from tracetui.otel.detect import spooled_otlp
     from tracetui.trace.spool import Spool
 
-    read_fd, write_fd = os.pipe()
-    spool = Spool(read_fd)
-    os.write(write_fd, (root / "sample_traces" / "scenarios.jsonl").read_bytes().splitlines(keepends=True)[0][:30])
-    told = threading.Event()
-    threading.Thread(target=lambda: (spooled_otlp(spool), told.set()), daemon=True).start()
-    assert told.wait(10)  # decided on 30 bytes, the pipe still open
-    os.close(write_fd)
-    spool.close()
+    first = (root / "sample_traces" / "scenarios.jsonl").read_bytes().splitlines(keepends=True)[0]
+    reordered = orjson.dumps(dict(reversed(list(orjson.loads(first).items()))))  # the reader takes any key order
+    for start in (first[:30], reordered[:30]):
+        read_fd, write_fd = os.pipe()
+        spool = Spool(read_fd)
+        os.write(write_fd, start)
+        told = threading.Event()
+        threading.Thread(target=lambda: (spooled_otlp(spool), told.set()), daemon=True).start()
+        assert told.wait(10), start  # decided on 30 bytes, the pipe still open
+        os.close(write_fd)
+        spool.close()
+
+
+def test_otlp_on_standard_input_with_a_line_over_the_limit_says_so(root, monkeypatch):
+    from tracetui.trace import limits
+
+    monkeypatch.setattr(limits, "MAX_LINE_BYTES", 5000)
+    line = orjson.dumps({"resourceSpans": [{"scopeSpans": [], "x": "y" * 6000}]}) + b"\n"
+    result = CliRunner().invoke(main, ["check", "-"], input=line)
+    assert result.exit_code == 2 and "line over 5,000 bytes" in result.stderr and "file's name" in result.stderr
+
+
+def test_otlp_on_standard_input_into_a_closed_pipe_is_not_blamed_on_the_input(root):
+    import subprocess
+    import sys
+
+    data = (root / "sample_traces" / "otel-scenarios.jsonl").read_bytes()
+    for _ in range(3):
+        proc = subprocess.Popen([sys.executable, "-m", "tracetui", "check", "-"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc.stdin.write(data)
+        proc.stdin.close()
+        proc.stdout.readline()
+        proc.stdout.close()  # as `| head -1` does
+        err = proc.stderr.read()
+        proc.wait(timeout=30)
+        assert b"-: Broken pipe" not in err and proc.returncode != 2, err
+
+
+def test_open_says_when_standard_input_was_otlp_that_came_too_late(root):
+    from tracetui.otel.detect import otlp_hint
+    from tracetui.trace.index import IndexedSource
+    from tracetui.trace.spool import Spool
+    import io
+
+    spool = Spool(io.BytesIO((root / "sample_traces" / "otel-scenarios.jsonl").read_bytes()))
+    spool.wait()
+    assert "OTLP/JSON" in otlp_hint(IndexedSource([spool]))
+    trace = Spool(io.BytesIO((root / "sample_traces" / "scenarios.jsonl").read_bytes()))
+    trace.wait()
+    assert otlp_hint(IndexedSource([trace])) is None

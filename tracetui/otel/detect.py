@@ -38,8 +38,14 @@ def looks_otlp(head: bytes) -> bool:
     return trace is None or otlp.start() < trace.start()
 
 
+#: the first key of the first object (or a first character that opens no object): enough to tell
+_FIRST_KEY = re.compile(rb'[\s\xef\xbb\xbf]*(?:\{\s*"(?:[^"\\]|\\.)*"|[^\s{\xef\xbb\xbf])')
+
+
 def _told_apart(head: bytes) -> bool:
-    return _OTLP_START.search(head) is not None or _TRACE_START.search(head) is not None
+    """Whether the first bytes say enough: a trace's first line, in any key order, or OTLP's first key."""
+    return (_FIRST_KEY.match(head) is not None or _OTLP_START.search(head) is not None
+            or _TRACE_START.search(head) is not None)
 
 
 def spooled_otlp(spool: Any, timeout: float | None = None) -> TraceFile | None:
@@ -51,6 +57,11 @@ def spooled_otlp(spool: Any, timeout: float | None = None) -> TraceFile | None:
     spool.wait()
     if spool.error:
         raise TraceReadError(f"{spool.label}: {spool.error}")
+    if spool.long_lines:  # kept cut short, as a trace's lines are: OTLP is one document, read whole
+        from tracetui.trace.limits import MAX_LINE_BYTES
+
+        raise TraceReadError(f"{spool.label}: OTLP/JSON with a line over {MAX_LINE_BYTES:,} bytes cannot be read "
+                             f"from standard input; give the file's name")
     from tracetui.otel.otlp_read import read_spans_fd
 
     return _imported(*read_spans_fd(spool.fd, spool.label), spool.label)
@@ -62,6 +73,22 @@ def read_otlp(path: str | os.PathLike[str]) -> TraceFile:
 
     spans, problems = read_spans(path)
     return _imported(spans, problems, str(path))
+
+
+def otlp_hint(source: Any) -> str | None:
+    """For ``open -`` that found no runs: a hint when standard input turns out to hold OTLP/JSON that
+    arrived too late to be told apart (the explorer opened on a trace by then)."""
+    inputs = getattr(source, "inputs", None)
+    if not inputs or len(inputs) != 1 or getattr(inputs[0], "fd", None) is None:
+        return None
+    try:
+        head = os.pread(inputs[0].fd, HEAD_BYTES, 0)
+    except OSError:
+        return None
+    if not looks_otlp(head):
+        return None
+    return ("standard input holds OTLP/JSON, which came too late to be told from a trace: "
+            "save it to a file and open that, or pipe it to tracetui check -")
 
 
 def _imported(spans: Any, problems: list[Problem], label: str) -> TraceFile:

@@ -24,7 +24,7 @@ from urllib.parse import quote, quote_plus
 import orjson
 
 from tracetui.trace.secret_shapes import (ALL_NEEDLES, ASCII_ESCAPE, EDIT_OF_CREDENTIAL, ESCAPED_KEYED,
-                                          ESCAPED_KEYED_CONTAINER, KEY_NAME, KEYED, SHAPES)
+                                          CREDENTIAL_WORD, KEY_NAME, KEYED, SHAPES)
 
 MARKER = b"<redacted>"
 _ANY_NEEDLE = re.compile(b"|".join(map(re.escape, ALL_NEEDLES)))
@@ -34,7 +34,7 @@ Span = tuple[int, int]
 
 def is_credential_key(key: str) -> bool:
     """Whether a JSON key names a credential (some tail of it does: ``x-api-key``, ``db_pass``)."""
-    return KEY_NAME.search(key.lower().encode()) is not None
+    return KEY_NAME.search(key.strip().lower().encode()) is not None
 
 
 def _walk(value: Any) -> Any:
@@ -49,20 +49,66 @@ def _walk(value: Any) -> Any:
         return out
     if isinstance(value, list):
         return [_walk(v) for v in value]
-    if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
-        return _walk_json_text(value)
+    if isinstance(value, str) and value.lstrip(_TEXT_SPACE)[:1] in ('{', '[', '"'):
+        return _redact_json_text(value)
     return value
 
 
-def _walk_json_text(text: str) -> str:
-    """A string holding JSON (tool arguments arrive so): its credential objects replaced, written
-    compactly; kept exactly as written when nothing in it changes."""
-    try:
-        parsed = orjson.loads(text)
-    except orjson.JSONDecodeError:
+#: what may come before a JSON text held in a string: white space, a byte order mark
+_TEXT_SPACE = " \t\r\n\ufeff"
+#: a JSON string, escapes and all: the strings of a JSON text, found in order, never misaligned (outside
+#: its strings a JSON text holds no quote)
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_KEY_COLON = re.compile(r"\s*:\s*")
+_JSON_DECODER = json.JSONDecoder()
+_MAX_TEXT_DEPTH = 16
+
+
+def _redact_json_text(text: str, depth: int = 0) -> str:
+    """A string holding a JSON text (tool arguments arrive so): every object or list under a credential
+    key in it replaced by the marker, at any depth and however its keys are written (escapes, space
+    before the colon), and the same in the JSON texts its own strings hold. Only what is replaced
+    changes: the rest (numbers, spacing, key order, text that does not parse) stays as written."""
+    if depth > _MAX_TEXT_DEPTH:
         return text
-    walked = _walk(parsed)
-    return text if walked == parsed else orjson.dumps(walked).decode()
+    stripped = text.lstrip(_TEXT_SPACE)
+    if stripped[:1] == '"':  # a JSON text that is one string (arguments encoded twice)
+        try:
+            inner = json.loads(stripped)
+        except ValueError:
+            return text
+        if isinstance(inner, str):
+            redacted = _redact_json_text(inner, depth + 1)
+            if redacted != inner:
+                return text[:len(text) - len(stripped)] + json.dumps(redacted, ensure_ascii=False)
+        return text
+    out: list[str] = []
+    last = 0
+    for m in _JSON_STRING.finditer(text):
+        if m.start() < last:  # inside a value already replaced
+            continue
+        try:
+            decoded = json.loads(m.group())
+        except ValueError:
+            continue
+        colon = _KEY_COLON.match(text, m.end())
+        if colon is not None and colon.end() < len(text) and text[colon.end()] in "{[" and is_credential_key(decoded):
+            # (a key: its value an object or list under a credential name)
+            try:
+                _, end = _JSON_DECODER.raw_decode(text, colon.end())
+            except ValueError:
+                continue
+            out += [text[last:colon.end()], TEXT_MARKER.join('""')]
+            last = end
+        elif colon is None and decoded.lstrip(_TEXT_SPACE)[:1] in ('{', '[', '"'):  # a value: a JSON text in it?
+            redacted = _redact_json_text(decoded, depth + 1)
+            if redacted != decoded:
+                out += [text[last:m.start()], json.dumps(redacted, ensure_ascii=False)]
+                last = m.end()
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _last_segment(pointer: str) -> str:
@@ -153,7 +199,8 @@ def redact_line(line: bytes) -> bytes:
     low = line.lower()
     keyed = list(KEYED.finditer(low)) if b'":' in low else []
     if (any(m.start("c") >= 0 for m in keyed) or (b'"path":' in low and EDIT_OF_CREDENTIAL.search(low))
-            or (b'\\":' in low and ESCAPED_KEYED_CONTAINER.search(low))):
+            or (b'\\"' in low and (b"\\u00" in low or CREDENTIAL_WORD.search(low.replace(b"\\", b""))))):
+        # (the last: a JSON text inside a string that may hold a credential key, its escapes aside)
         line = _redact_structure(line)
         low = line.lower()
         keyed = list(KEYED.finditer(low))

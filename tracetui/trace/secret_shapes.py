@@ -28,7 +28,7 @@ def _words(*words: bytes) -> bytes:
 #: a JSON key that names a credential, matched as the key's tail ("x-api-key", "client_secret", "db_pass");
 #: never a count of tokens ("max_output_tokens")
 CREDENTIAL_KEY = (
-    rb"(?:api[_\-]?key|authorization|cookie|password|passwd|secret|token(?!s)|bearer|private[_\-]?key|passphrase)"
+    rb"(?:api[_\-/]?key|authorization|cookie|password|passwd|secret|token(?!s)|bearer|private[_\-]?key|passphrase)"
     rb"[a-z0-9_\-]*"
     rb"|" + _words(b"pass") + rb"(?:[_\-][a-z0-9_\-]*)?"  # "pass", "db_pass", "pass_hash"; never "passed", "compass"
     rb"|auth"
@@ -128,8 +128,8 @@ KEYED = re.compile(rb"(?:" + CREDENTIAL_KEY + rb")\":\s*(?:\"(?P<s>(?:[^\"\\]|\\
 ESCAPED_KEYED = re.compile(
     rb"(?:" + CREDENTIAL_KEY + rb")((?:\\\\)*\\)\":\s*\1\"(?P<s>(?:[^\"\\]|\\+[^\"\\]|\1(?:\\\\)+\")*)"
 )
-#: an object or list under a credential key inside a JSON string, at any depth of escaping: ``\"password\": {``
-ESCAPED_KEYED_CONTAINER = re.compile(rb"(?:" + CREDENTIAL_KEY + rb")(?:\\\\)*\\\":\s*[\[{]")
+#: a credential key's name anywhere (a JSON text inside a string that holds one is read as JSON)
+CREDENTIAL_WORD = re.compile(CREDENTIAL_KEY)
 #: a replay edit of a credential field: ``{"path":"/inputs/…/api_key","value":…}``
 EDIT_OF_CREDENTIAL = re.compile(rb"\"path\":\s*\"[^\"]*/[^\"/]*(?:" + CREDENTIAL_KEY + rb")\",\s*\"value\":")
 #: a key name that is a credential's: some tail of it is one

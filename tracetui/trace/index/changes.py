@@ -72,6 +72,10 @@ class Snapshot:
         return cls(st.st_dev, st.st_ino, indexed, st.st_size if reading is None else reading, st.st_mtime_ns,
                    head, tail)
 
+    def edges_moved(self, fd: int) -> bool:
+        """Whether the first or last bytes of what was indexed are no longer what they were."""
+        return _edges(fd, self.size) != (self.head, self.tail)
+
     def compare(self, path: str, fd: int | None, by_name: bool = True) -> Change | None:
         """How the file differs now, by its name (unless ``by_name`` is false: standard input has
         none) and by the descriptor the index reads. None: unchanged."""

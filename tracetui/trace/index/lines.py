@@ -16,7 +16,7 @@ import os
 from array import array
 from typing import Any, Callable, Iterator
 
-from tracetui.trace.index.changes import TRUNCATED, Change, Snapshot, TraceChanged
+from tracetui.trace.index.changes import REWRITTEN, TRUNCATED, Change, Snapshot, TraceChanged
 from tracetui.trace.reader import open_trace
 
 #: the most of one run read back in one ``pread`` (a run's lines are split at line ends between reads)
@@ -85,8 +85,9 @@ class FileLines:
             return
         if self.snapshot is not None:
             change = self.change()
-            if change is not None and not change.appended_only:
-                return
+            if change is not None and not change.appended_only and (change.kind != REWRITTEN
+                                                                    or self.snapshot.edges_moved(self.fd)):
+                return  # (a same-size write that left both edges alone may be a touch: not kept)
         self.snapshot = Snapshot.take(self.fd, self.pos, self.size)
 
     def change(self) -> Change | None:

@@ -22,6 +22,8 @@ not standard input), a processor this process may use idle beside it, and ``TRAC
 from __future__ import annotations
 
 import os
+import pickle
+import struct
 import sys
 import time
 from typing import Any, Callable, Iterator
@@ -73,13 +75,20 @@ def usable_cpus() -> set[int]:
     except (AttributeError, OSError):  # pragma: no cover - not Linux
         cpus = set(range(os.cpu_count() or 1))
     try:
-        with open("/sys/fs/cgroup/cpu.max", "rb") as fh:
-            quota, period = fh.read().split()[:2]
+        with open("/proc/self/cgroup", "rb") as fh:  # cgroup v2: "0::/the/group"
+            group = next((line[3:].strip() for line in fh if line.startswith(b"0::")), b"/").decode()
+    except (OSError, UnicodeDecodeError):
+        group = "/"
+    parts = [p for p in group.split("/") if p]
+    for depth in range(len(parts), -1, -1):  # the group's own quota and every parent's: the least wins
+        try:
+            with open(os.path.join("/sys/fs/cgroup", *parts[:depth], "cpu.max"), "rb") as fh:
+                quota, period = fh.read().split()[:2]
+        except (OSError, ValueError):
+            continue
         if quota != b"max":
             allowed = max(1, int(int(quota) / int(period)))
             cpus = set(sorted(cpus)[:allowed])
-    except (OSError, ValueError):
-        pass
     return cpus
 
 
@@ -138,41 +147,120 @@ _WORKER_MAIN = (
 )
 
 
+def _module_path() -> list[str]:
+    """The module path this process imports tracetui from, for the worker ('' is the current directory;
+    dropped when it is gone)."""
+    path = []
+    for entry in sys.path:
+        if not entry:
+            try:
+                entry = os.getcwd()
+            except OSError:
+                continue
+        path.append(entry)
+    return path
+
+
 def _worker_command(asks: int, answers: int) -> list[str]:
     """How the worker is started: this interpreter, isolated, given the pipes' descriptors (the file
     and its name go through the pipe, not the command line that ``ps`` shows)."""
     return [sys.executable, "-I", "-c", _WORKER_MAIN, str(asks), str(answers)]
 
 
+#: the length that precedes each answer of the worker (its pickle's size)
+_LENGTH = struct.Struct("<Q")
+#: an answer longer than this is a broken pipe, not a range's steps
+_MAX_ANSWER = 1 << 30
+
+
+def _send_answer(fd: int, message: Any) -> None:
+    """In the worker: one answer, pickled, after its length."""
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(_LENGTH.pack(len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+class _Inbox:
+    """The worker's answers, read without ever blocking on one that is only partly written: a worker
+    stopped in the middle of sending a range must not hold this process (Connection.recv would wait
+    for the rest for ever)."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        os.set_blocking(fd, False)
+        self.pending = bytearray()
+        self.answers: list[bytes] = []
+
+    def poll(self, timeout: float = 0) -> bool:
+        """Whether a whole answer is here, waiting at most ``timeout`` seconds for one (EOFError: the
+        worker is gone; OSError: what it sent is not answers)."""
+        import select
+
+        deadline = time.monotonic() + timeout
+        while not self.answers:
+            left = deadline - time.monotonic()
+            if not select.select([self.fd], [], [], max(0.0, left))[0]:
+                return False
+            try:
+                data = os.read(self.fd, 1 << 20)
+            except BlockingIOError:
+                continue
+            if not data:
+                raise EOFError("the worker is gone")
+            self.pending += data
+            while len(self.pending) >= _LENGTH.size:
+                (size,) = _LENGTH.unpack_from(self.pending)
+                if size > _MAX_ANSWER:
+                    raise OSError("the worker's answer is not one")
+                if len(self.pending) < _LENGTH.size + size:
+                    break
+                self.answers.append(bytes(self.pending[_LENGTH.size:_LENGTH.size + size]))
+                del self.pending[:_LENGTH.size + size]
+            if left <= 0:
+                break
+        return bool(self.answers)
+
+    def take(self) -> Any:
+        """The oldest whole answer (after :meth:`poll` said there is one), unpickled."""
+        try:
+            return pickle.loads(self.answers.pop(0))
+        except Exception as exc:  # noqa: BLE001 - e.g. a worker of another tracetui version
+            raise OSError(f"the worker's answer could not be read: {exc}") from None
+
+
 class _Worker:
-    """The worker process and the pipes to it: ranges asked, their steps received in the same order."""
+    """The worker process and the pipes to it: ranges asked, their steps received in the same order.
+    Anything that goes wrong with it stops it: its ranges are then prepared here."""
 
     def __init__(self, lines: FileLines, chunk_bytes: int, strict: bool):
         import subprocess
         from multiprocessing.connection import Connection
 
+        self.asked: list[int] = []  # ranges asked and not yet received, in order
+        self.started = False  # it said it is ready: until then this process prepares every range
+        self.late = 0  # ranges in a row this process prepared because the worker's copy was late
+        self.delivered = 0  # ranges it prepared in time
+        self.process: Any = None
         asks_r, asks_w = os.pipe()
         answers_r, answers_w = os.pipe()
-        _widen(answers_w)
+        self._asking = Connection(asks_w, readable=False)
+        self.inbox = _Inbox(answers_r)
         try:
-            self.process: Any = subprocess.Popen(
+            _widen(answers_w)
+            config = {"path": _module_path(), "fd": lines.fd, "name": lines.path, "size": lines.size,
+                      "chunk_bytes": chunk_bytes, "strict": strict}
+            self.process = subprocess.Popen(
                 _worker_command(asks_r, answers_w), pass_fds=(asks_r, answers_w, lines.fd),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        except OSError:
+        except (OSError, ValueError, subprocess.SubprocessError):
             self.process = None
         finally:
             os.close(asks_r)
             os.close(answers_w)
-        self._asking = Connection(asks_w, readable=False)
-        self.conn = Connection(answers_r, writable=False)
-        self.asked: list[int] = []  # ranges asked and not yet received, in order
-        self.started = False  # it said it is ready: until then this process prepares every range
-        self.late = 0  # ranges in a row this process prepared because the worker's copy was late
         self.alive = self.process is not None
-        if self.alive:  # the module path this process imports tracetui from ('' is its current directory)
-            path = [p if p else os.getcwd() for p in sys.path]
-            self._send({"path": path, "fd": lines.fd, "name": lines.path, "size": lines.size,
-                        "chunk_bytes": chunk_bytes, "strict": strict})
+        if self.alive:
+            self._send(config)
 
     def _send(self, message: Any) -> None:
         try:
@@ -185,8 +273,8 @@ class _Worker:
         for it to say so (or fail) rather than go on without it meanwhile."""
         if not self.started and self.alive:
             try:
-                if self.conn.poll(30 if wait else 0):
-                    self.started = self.conn.recv() == "ready"
+                if self.inbox.poll(30 if wait else 0):
+                    self.started = self.inbox.take() == "ready"
                     if not self.started:
                         self.stop()
             except (OSError, EOFError):
@@ -199,11 +287,16 @@ class _Worker:
             self.asked.append(k)
 
     def ready(self, wait: float = 0) -> bool:
-        return self.conn.poll(wait)
+        """Whether the oldest asked range's steps are here, whole (a worker gone: stopped, not ready)."""
+        try:
+            return self.inbox.poll(wait)
+        except (OSError, EOFError):
+            self.stop()
+            return False
 
     def receive(self) -> tuple[int, list[Prepared]]:
-        """The oldest asked range's steps (OSError/EOFError: the worker is gone)."""
-        steps = self.conn.recv()
+        """The oldest asked range's steps, once :meth:`ready` (OSError: the worker failed)."""
+        steps = self.inbox.take()
         if not isinstance(steps, list):  # the worker failed: it said why
             raise OSError(str(steps))
         return self.asked.pop(0), steps
@@ -217,7 +310,10 @@ class _Worker:
         except OSError:
             pass
         self._asking.close()
-        self.conn.close()
+        try:
+            os.close(self.inbox.fd)
+        except OSError:
+            pass
         if self.process is None:
             return
         try:  # it holds nothing and writes nothing: given 50 ms to stop, then killed
@@ -269,21 +365,23 @@ def _parallel_steps(scanner: Scanner, chunk_bytes: int, split: dict[str, int] | 
                     untaken += 1
                     continue
                 if not worker.ready(max(local_seconds, 0.01)):  # no longer than preparing it here takes
-                    done[k] = here(k)  # its late copy is dropped when it comes
-                    split["late"] += 1
-                    worker.late += 1
-                    if worker.late >= MAX_LATE:
-                        worker.stop()
+                    if worker.alive:
+                        split["late"] += 1
+                        worker.late += 1
+                        if worker.late >= MAX_LATE and worker.delivered:  # (its first range may be slow)
+                            worker.stop()
+                        done[k] = here(k)  # its late copy is dropped when it comes
                     continue
                 try:
                     j, steps = worker.receive()
-                except (OSError, EOFError):  # the worker is gone: its ranges are prepared here
+                except OSError:  # the worker failed: its ranges are prepared here
                     worker.stop()
                     continue
                 if j >= k and j not in done:  # else a late copy of a range prepared here: dropped
                     done[j] = steps
                     split["worker"] += 1
                     worker.late = 0
+                    worker.delivered += 1
             mine.discard(k)
             yield from _linked(scanner, done.pop(k), lambda: _prepare_range(
                 lines, k, chunk_bytes, size, strict, start=lines.pos), split)
@@ -340,9 +438,6 @@ def serve(asks: Any, answers: int, config: dict[str, Any]) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the scanning process's to handle
-    from multiprocessing.connection import Connection
-
-    conn = Connection(answers, readable=False)
     size, chunk_bytes, strict = config["size"], config["chunk_bytes"], config["strict"]
     lines = FileLines(0, config["name"], size, fd=config["fd"], by_name=False)
     from tracetui.trace.index import classify  # noqa: F401 - imported before saying ready
@@ -350,7 +445,7 @@ def serve(asks: Any, answers: int, config: dict[str, Any]) -> None:
         from tracetui.trace.index.validation import _decoder
         _decoder()
     try:
-        conn.send("ready")
+        _send_answer(answers, "ready")
         while True:
             k = asks.recv()
             if k is None:
@@ -359,7 +454,7 @@ def serve(asks: Any, answers: int, config: dict[str, Any]) -> None:
                 steps: Any = _prepare_range(lines, k, chunk_bytes, size, strict)
             except Exception as exc:  # noqa: BLE001 - said to the scanning process, which prepares it itself
                 steps = f"range {k}: {exc}"
-            conn.send(steps)
+            _send_answer(answers, steps)
     except (EOFError, OSError, ValueError):  # the scanning process is gone or done
         return
 

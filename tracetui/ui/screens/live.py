@@ -104,8 +104,12 @@ class LiveSource:
             self.scanning = False
             bar.display = False
             if message.fatal:
+                from tracetui.otel.detect import otlp_hint
+
+                report = no_runs_report(message.error or "", self.source.problems())  # type: ignore[attr-defined]
+                hint = otlp_hint(self.source)  # type: ignore[attr-defined]
                 self.app.exit(return_code=2, message=Text(  # type: ignore[attr-defined]
-                    no_runs_report(message.error or "", self.source.problems())))  # type: ignore[attr-defined]
+                    report + (f"\n{hint}" if hint else "")))
                 return
             if message.error:
                 self.notify(printable(message.error), severity="error", markup=False)  # type: ignore[attr-defined]
