@@ -127,29 +127,21 @@ def test_verdicts_are_handed_on_in_run_order_however_they_are_decided(data):
     assert [kind for kind, r in out] == ["events" if r in undecided else "summary" for r in range(n)]
 
 
-def _parallel_check_file(tmp_path, monkeypatch):
+def _parallel_check_file(tmp_path, monkeypatch, request):
     """A damaged file of many ranges, checked with a worker process allowed (whatever the machine's load)
     and waited for (however fast the file is checked without it)."""
     from tracetui.trace import checking
-    from tracetui.trace.index import parallel
 
     path = tmp_path / "big.jsonl"
     lines = b"".join(SAMPLES[i].read_bytes() for i in range(len(SAMPLES)))
     path.write_bytes(b"\xef\xbb\xbf" + lines * 3 + b"not json\n" + lines[:-40])
     want = streamed_check(str(path), False)
     monkeypatch.setattr(checking, "CHUNK_BYTES", 4096)
-    monkeypatch.setattr(parallel, "PARALLEL_MIN_CHUNKS", 2)
-    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(parallel, "_spare_cpu", lambda cpus: True)
-    monkeypatch.setattr("os.cpu_count", lambda: 2)
-    split: dict[str, int] = {}
-    steps = parallel._parallel_steps
-    monkeypatch.setattr(parallel, "_parallel_steps", lambda *args: steps(*args, split=split, wait_for_start=True))
-    return path, want, split
+    return path, want, request.getfixturevalue("forced_worker")
 
 
-def test_check_prepared_by_a_worker_process_prints_the_same(tmp_path, monkeypatch):
-    path, want, split = _parallel_check_file(tmp_path, monkeypatch)
+def test_check_prepared_by_a_worker_process_prints_the_same(tmp_path, monkeypatch, request):
+    path, want, split = _parallel_check_file(tmp_path, monkeypatch, request)
     assert streamed_check(str(path), False) == want
     assert split["worker"] > 0  # the worker did prepare ranges
     assert split["here"] + split["worker"] == -(-path.stat().st_size // 4096)  # each range once
@@ -182,7 +174,7 @@ while (k := asks.recv()) is not None:
 
 
 @pytest.mark.parametrize("how", ["fails", "dies", "stalls", "stalls sending", "sends junk", "never starts"])
-def test_check_prepares_the_ranges_of_a_worker_that_fails(tmp_path, monkeypatch, how):
+def test_check_prepares_the_ranges_of_a_worker_that_fails(tmp_path, monkeypatch, request, how):
     """A worker that cannot prepare its ranges (an error, it dies, it stalls) leaves them to the checking
     process: the same output, and a stalled worker costs at most a few waits."""
     import sys
@@ -190,7 +182,7 @@ def test_check_prepares_the_ranges_of_a_worker_that_fails(tmp_path, monkeypatch,
 
     from tracetui.trace.index import parallel
 
-    path, want, split = _parallel_check_file(tmp_path, monkeypatch)
+    path, want, split = _parallel_check_file(tmp_path, monkeypatch, request)
     code = "import sys; sys.exit(3)" if how == "never starts" else _FAILING_WORKER
     monkeypatch.setattr(parallel, "_worker_command", lambda asks, answers: [sys.executable, "-c", code, str(asks),
                                                                              str(answers)])
@@ -206,13 +198,13 @@ def test_check_prepares_the_ranges_of_a_worker_that_fails(tmp_path, monkeypatch,
     assert time.monotonic() - started < 20
 
 
-def test_a_worker_is_isolated_from_the_current_directory(tmp_path, monkeypatch):
+def test_a_worker_is_isolated_from_the_current_directory(tmp_path, monkeypatch, request):
     """A numpy.py (or tracetui/) where tracetui is run must not be imported by its worker."""
     import sys
 
     from tracetui.trace.index import parallel
 
-    path, want, split = _parallel_check_file(tmp_path, monkeypatch)
+    path, want, split = _parallel_check_file(tmp_path, monkeypatch, request)
     trap = tmp_path / "trap"
     trap.mkdir()
     for module in ("numpy", "tempfile", "struct"):  # tracetui's, and the standard library's the worker starts with

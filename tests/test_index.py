@@ -417,20 +417,25 @@ def test_scan_resumes_after_an_early_stop(tmp_path):
     assert {e.run_id: e for e in src.runs()} == reference(path)[1]
 
 
+def scan_in_a_thread(src: IndexedSource, chunk: int) -> tuple[threading.Thread, list[Exception]]:
+    """The scan run as the explorer runs it, in a thread (started); the errors it raised."""
+    errors: list[Exception] = []
+
+    def scan():
+        try:
+            for _ in src.scan(chunk):
+                pass
+        except Exception as exc:  # pragma: no cover - reported by the caller
+            errors.append(exc)
+    thread = threading.Thread(target=scan)
+    thread.start()
+    return thread, errors
+
+
 def test_scan_in_a_thread_while_reading_runs(tmp_path):
     path = write(tmp_path, all_lines() * 1)
     src = IndexedSource([path])
-    errors = []
-
-    def worker():
-        try:
-            for _ in src.scan(512):
-                pass
-        except Exception as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-
-    thread = threading.Thread(target=worker)
-    thread.start()
+    thread, errors = scan_in_a_thread(src, 512)
     counts = []
     while thread.is_alive():
         entries = src.runs()
@@ -444,34 +449,16 @@ def test_scan_in_a_thread_while_reading_runs(tmp_path):
     assert {e.run_id: e for e in src.runs()} == reference(path)[1]
 
 
-def test_explorer_index_prepared_by_a_worker_process_matches_the_reader(tmp_path, monkeypatch):
+def test_explorer_index_prepared_by_a_worker_process_matches_the_reader(tmp_path, forced_worker):
     """The explorer's scan (in a thread, as the UI runs it) with a worker process preparing ranges:
     the same runs, problems and loaded runs as the reader, on interleaved and damaged lines."""
-    from tracetui.trace.index import parallel
-
     lines = all_lines().splitlines(keepends=True)
     mixed = b"".join(lines[i] for i in range(0, len(lines), 2)) + b"not json\n" + b"".join(lines[1::2])
     path = write(tmp_path, all_lines() * 2 + mixed + lines[3][:-20])
-    monkeypatch.setattr(parallel, "PARALLEL_MIN_CHUNKS", 2)
-    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(parallel, "_spare_cpu", lambda cpus: True)
-    monkeypatch.setattr("os.cpu_count", lambda: 2)
-    split: dict[str, int] = {}
-    steps = parallel._parallel_steps
-    monkeypatch.setattr(parallel, "_parallel_steps", lambda *args: steps(*args, split=split, wait_for_start=True))
     src = IndexedSource([path])
-    errors = []
-
-    def scan():
-        try:
-            for _ in src.scan(4096):
-                pass
-        except Exception as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-    thread = threading.Thread(target=scan)
-    thread.start()
+    thread, errors = scan_in_a_thread(src, 4096)
     thread.join()
-    assert errors == [] and split["worker"] > 0
+    assert errors == [] and forced_worker["worker"] > 0
     trace, want = reference(path)
     assert {e.run_id: e for e in src.runs()} == want
     assert problems_of(src.problems()) == problems_of(trace.problems)

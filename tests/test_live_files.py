@@ -136,11 +136,10 @@ def test_check_says_so_when_the_file_is_replaced_while_it_is_checked(tmp_path, m
 
 
 @pytest.mark.parametrize("with_worker", [False, True])
-def test_check_says_so_when_the_file_is_rewritten_in_place_while_it_is_checked(tmp_path, monkeypatch, with_worker):
+def test_check_says_so_when_the_file_is_rewritten_in_place_while_it_is_checked(tmp_path, monkeypatch, request,
+                                                                              with_worker):
     """Same size, same file, every line moved: a later note of the file must not hide the rewrite, and a
     worker's ranges prepared before it are not linked against the new bytes."""
-    from tracetui.trace.index import parallel
-
     path = write(tmp_path, all_lines() * 20)
     apply = checking.Scanner.apply
     calls = []
@@ -155,11 +154,7 @@ def test_check_says_so_when_the_file_is_rewritten_in_place_while_it_is_checked(t
     monkeypatch.setattr(checking.Scanner, "apply", rewriting)
     monkeypatch.setattr(checking, "CHUNK_BYTES", 8192)
     if with_worker:
-        monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
-        monkeypatch.setattr(parallel, "_spare_cpu", lambda cpus: True)
-        monkeypatch.setattr(parallel, "usable_cpus", lambda: {0, 1})
-        steps = parallel._parallel_steps
-        monkeypatch.setattr(parallel, "_parallel_steps", lambda *args: steps(*args, wait_for_start=True))
+        request.getfixturevalue("forced_worker")
     result = CliRunner().invoke(main, ["check", path])
     assert result.exit_code == 2, result.stderr
     assert "rewritten in place" in result.stderr and "check it again" in result.stderr
