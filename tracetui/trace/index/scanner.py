@@ -36,7 +36,7 @@ from tracetui.trace.index.layout import summary_of
 from tracetui.trace.index.lines import FileLines
 from tracetui.trace.index.runs import _INTERNED_BYTES as _INTERNED
 from tracetui.trace.index.runs import RunTable, id_key, intern_bytes, intern_name
-from tracetui.trace.index.steps import PAD, Prepared, prepare
+from tracetui.trace.index.steps import Prepared, prepare
 from tracetui.trace.reader import LongLine, parse_line, record_warning
 
 
@@ -80,14 +80,12 @@ class Scanner:
             yield consumed
 
     def prepared_steps(self, steps: Iterator[Prepared]) -> Iterator[int]:
-        """Apply steps prepared elsewhere (another process: :mod:`tracetui.trace.checking`), in order."""
+        """Apply steps prepared elsewhere, in order, their bytes read (:mod:`.parallel` reads a worker's
+        steps and checks them against the file before it hands them on)."""
         f = self.lines
         for prepared in steps:
             if prepared.start != f.pos:  # pragma: no cover - a broken pipeline
                 raise RuntimeError(f"{f.path}: step at {prepared.start} applied at {f.pos}")
-            if prepared.chunk is not None and not prepared.buf:  # read here, not sent through a pipe
-                prepared.buf = f.read(prepared.base, min(prepared.base + prepared.size + PAD, f.size)
-                                      - prepared.base)
             consumed = self.apply(prepared)
             if not consumed:
                 return
