@@ -21,9 +21,10 @@ def forced_worker(monkeypatch) -> dict[str, int]:
 
     monkeypatch.setattr(parallel, "PARALLEL_MIN_CHUNKS", 2)
     monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(parallel, "_spare_cpu", lambda cpus: True)
     monkeypatch.setattr(parallel, "usable_cpus", lambda: {0, 1})
     split: dict[str, int] = {}
     steps = parallel._parallel_steps
-    monkeypatch.setattr(parallel, "_parallel_steps", lambda *args: steps(*args, split=split, wait_for_start=True))
+    # started at once (not after sampling the processors' idle time), and waited for
+    monkeypatch.setattr(parallel, "_parallel_steps",
+                        lambda *args, **kwargs: steps(*args, split=split, wait_for_start=True))
     return split

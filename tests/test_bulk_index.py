@@ -259,3 +259,36 @@ def test_a_step_of_tiny_lines_classifies_a_bounded_number_of_them(tmp_path, monk
     assert prepared.chunk.n <= 1000 and prepared.end < path.stat().st_size
     both(str(path), 1 << 22)  # runs, verdicts and problem lines equal the reader's
     assert streamed_check(str(path), False) == reference_check(str(path), False)
+
+
+# -- what the chunk alone decides is remembered between chunks (items.py) ------------------------------
+def test_run_lines_alike_for_their_first_bytes_keep_their_own_fields(tmp_path, bulk_calls):
+    """Run lines are remembered by their first bytes only when the writer's layout ends within them:
+    a long producer pushes the scenario past them, and each run keeps its own."""
+    def run_line(run_id: str, scenario: str) -> bytes:
+        return (b'{"rec":"run","run_id":"%s","trace_version":1,"producer":"%s","inputs":{"source":"scenario",'
+                b'"scenario":"%s","ablation":"complete"}}\n' % (run_id.encode(), b"p" * 300, scenario.encode()))
+    lines = []
+    for k, scenario in enumerate(["single", "parallel", "single", "cross_tenant"] * 3):
+        lines += [run_line(f"r{k}", scenario), _event(f"r{k}", 1), _summary(f"r{k}")]
+    path = write(tmp_path, b"".join(lines))
+    src = assert_same(path, 700)
+    assert [e.scenario for e in src.runs()][:4] == ["single", "parallel", "single", "cross_tenant"]
+    assert all(bulk_calls)
+
+
+def test_summaries_alike_after_their_run_id_are_read_once_and_share_a_shape(tmp_path, bulk_calls):
+    """Summaries that differ only in their run id give rows that share everything else; one that names
+    a run id again (the last one counts) is never taken for another's."""
+    lines = []
+    for k in range(12):
+        lines += [_run_line(f"r{k}"), _event(f"r{k}", 1), _summary(f"r{k}")]
+    x = [_run_line("x"), _event("x", 1), _summary("x", ',"run_id":"x"')]
+    y = [_run_line("y"), _event("y", 1), _summary("y", ',"run_id":"x"')]  # the same bytes after its run id
+    path = write(tmp_path, b"".join(lines[:3] + x + lines[3:24] + y + lines[24:]))  # (x and y chunks apart)
+    src = assert_same(path, 700)
+    same_check(path)
+    rows = [e for e in src.runs() if e.run_id.startswith("r")]
+    assert len(rows) == 12 and len({id(e.shape) for e in rows}) == 1  # twelve rows, one shape
+    assert rows[0].shape == rows[11].shape and rows[0] != rows[11]
+

@@ -219,9 +219,12 @@ def test_a_worker_is_isolated_from_the_current_directory(tmp_path, monkeypatch, 
     assert not list(trap.rglob("*.ran"))
 
 
-def test_a_range_the_file_changed_under_is_prepared_again(tmp_path):
-    """The worker's classification is checked against the bytes read here: a line end moved (the file
-    rewritten in between) sends the range back to be prepared here."""
+@pytest.mark.parametrize("sent", ["classification", "items"])
+def test_a_range_the_file_changed_under_is_prepared_again(tmp_path, sent):
+    """A step the worker prepared is checked against the file: by its line ends when the worker sent
+    its classification (a line end moved), by checksums of a few windows of its bytes when it sent only
+    what bulk linking needs (bytes rewritten, even with the same line ends); either sends the range back
+    to be prepared here."""
     from tracetui.trace.index import parallel
     from tracetui.trace.index.lines import FileLines
     from tracetui.trace.index.steps import prepare
@@ -232,12 +235,18 @@ def test_a_range_the_file_changed_under_is_prepared_again(tmp_path):
     try:
         lines = FileLines(0, str(path), path.stat().st_size, fd=fd, by_name=False)
         prepared = prepare(lines, False, 0, lines.size, 1 << 20, final=True)
+        if sent == "items":
+            prepared.fingerprint, prepared.chunk = parallel._fingerprint(prepared), None
         prepared.buf = b""  # as sent by the worker
-        assert parallel._still_there(lines, prepared)
-        moved = b'{"rec":"event","run_id":"ab","seq":1}\n' * 97
-        path.write_bytes(moved + b" " * (lines.size - len(moved)))  # same descriptor and size, new bytes
+        assert parallel._same_bytes(lines, prepared)
+        if sent == "items":
+            rewritten = b'{"rec":"event","run_id":"b","seq":1}\n' * 100  # same size, same line ends
+        else:
+            moved = b'{"rec":"event","run_id":"ab","seq":1}\n' * 97
+            rewritten = moved + b" " * (lines.size - len(moved))
+        path.write_bytes(rewritten)  # same descriptor and size, new bytes
         prepared.buf = b""
-        assert not parallel._still_there(lines, prepared)
+        assert not parallel._same_bytes(lines, prepared)
     finally:
         os.close(fd)
 
@@ -249,7 +258,7 @@ def test_a_worker_is_started_only_beside_an_idle_core(monkeypatch):
         ticks, mine = iter(all_idle), iter(own)
         monkeypatch.setattr(parallel, "_cpu_times", lambda cpus: next(ticks))
         monkeypatch.setattr(parallel, "_own_ticks", lambda: next(mine))
-        return parallel._spare_cpu({0, 1})
+        return parallel.IdleSample({0, 1}).spare()
 
     # 10 ticks of two cores, 5 idle: one core busy elsewhere
     assert sampled(((1000, 400), (1010, 405)), (0.0, 0.0)) is False
@@ -257,6 +266,39 @@ def test_a_worker_is_started_only_beside_an_idle_core(monkeypatch):
     assert sampled(((1000, 400), (1010, 410)), (0.0, 0.0)) is True
     # one core busy in this very process (the explorer drawing its first frame): the other is free
     assert sampled(((1000, 400), (1010, 405)), (7.0, 12.0)) is True
+
+
+@pytest.mark.parametrize("spare", [False, True])
+def test_the_worker_starts_after_the_first_ranges_only_beside_an_idle_core(tmp_path, monkeypatch, spare):
+    """The processors are sampled while this process prepares the first ranges itself; then a worker is
+    started, or (a busy machine) never, and the output is the same either way."""
+    from tracetui.trace import checking
+    from tracetui.trace.index import parallel
+
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b"".join(sample.read_bytes() for sample in SAMPLES) * 3)
+    want = streamed_check(str(path), False)
+    monkeypatch.setattr(checking, "CHUNK_BYTES", 4096)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_CHUNKS", 2)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel, "usable_cpus", lambda: {0, 1})
+    monkeypatch.setattr(parallel, "IDLE_SAMPLE_SECONDS", 0.0)
+    monkeypatch.setattr(parallel.IdleSample, "spare", lambda self: spare)
+    split: dict[str, int] = {}
+    steps = parallel._parallel_steps
+    workers: list[object] = []
+    real_worker = parallel._Worker.__init__
+
+    def counted(self, *args):
+        workers.append(self)
+        real_worker(self, *args)
+    monkeypatch.setattr(parallel._Worker, "__init__", counted)
+    monkeypatch.setattr(parallel, "_parallel_steps", lambda *args, **kwargs: steps(
+        *args, **kwargs, split=split, wait_for_start=True))
+    assert streamed_check(str(path), False) == want
+    assert split["here"] >= 1  # the first range, prepared here while the processors were sampled
+    assert len(workers) == (1 if spare else 0)
+    assert (split["worker"] > 0) is spare
 
 
 def test_only_the_processors_this_process_may_use_count(monkeypatch):

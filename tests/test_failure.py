@@ -96,6 +96,23 @@ def test_a_copy_is_a_plain_failure_and_leaves_the_source_open(tmp_path, monkeypa
     assert source.load(source.runs()[2]).summary["status"] == "permission_denied"
 
 
+def test_a_closed_index_of_distinct_failures_is_freed(tmp_path, monkeypatch):
+    """Rows are not tracked by the garbage collector: a failure whose reason stays in the file must not
+    keep its file's index (and so every row) alive once the source is dropped (a reload, a new file)."""
+    import weakref
+
+    monkeypatch.setattr(entries_mod, "MAX_SHARED_FAILURES", 0)
+    source = IndexedSource([_distinct_failures(tmp_path, 3)]).scan_all()
+    rows = source.runs()
+    assert isinstance(rows[1].first_failure, DeferredFailure)
+    gone = weakref.ref(source._files[0])
+    source.close()
+    del source
+    gc.collect()
+    assert gone() is None
+    assert "could not be read back" in rows[1].first_failure["reason"]
+
+
 def test_a_verdict_derived_from_events_keeps_their_values_as_they_are(tmp_path):
     """A run without a summary takes its failure from its events, whose code may be any JSON value."""
     path = tmp_path / "odd.jsonl"

@@ -459,6 +459,7 @@ def test_explorer_index_prepared_by_a_worker_process_matches_the_reader(tmp_path
     thread, errors = scan_in_a_thread(src, 4096)
     thread.join()
     assert errors == [] and forced_worker["worker"] > 0
+    assert forced_worker["again"] > 0  # steps sent without their lines that needed the per-line path
     trace, want = reference(path)
     assert {e.run_id: e for e in src.runs()} == want
     assert problems_of(src.problems()) == problems_of(trace.problems)

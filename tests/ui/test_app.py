@@ -389,7 +389,7 @@ class ManyRuns:
     def __init__(self, demo, n: int = 200_000):
         template = next(e for e in demo.runs() if e.run_id == "cross_tenant")
         self._demo, self._template = demo, template
-        from dataclasses import replace
+        from msgspec.structs import replace
 
         self._entries = [replace(template, run_id=f"run-{i:06d}") for i in range(n)]
 

@@ -10,6 +10,7 @@ may carry any JSON value (trace content is untrusted).
 from __future__ import annotations
 
 import sys
+import weakref
 from collections.abc import Mapping
 from typing import Any, Iterator, Protocol
 
@@ -105,11 +106,16 @@ class DeferredFailure(Failure):
     def __init__(self, failure: Mapping[str, Any], origin: ReasonSource, run_name: str):
         get = failure.get
         super().__init__(get("lane"), get("seq"), get("code"), None, get("decided_at"), _extra(failure))
-        self._origin = origin
+        # weakly: run-list rows are not tracked by the garbage collector, so a strong reference from
+        # one to the file's index (which leads back to the rows) would keep the whole index alive
+        self._origin = weakref.ref(origin)
         self._run_name = run_name  # the run list's own string: no memory of its own
 
     @property
     def reason(self) -> Any:
         if self._reason is None:
-            self._reason = self._origin.failure_reason(self._run_name)
+            origin = self._origin()
+            if origin is None:
+                return "(the reason could not be read back: the trace was closed)"
+            self._reason = origin.failure_reason(self._run_name)
         return self._reason

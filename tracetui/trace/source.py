@@ -8,17 +8,20 @@ made in memory (the built-in demo, :mod:`tracetui.loop.demo`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Protocol, Sequence
+
+import msgspec
 
 from tracetui.trace.failure import Failure
 from tracetui.trace.reader import Problem, RunData, read_trace
 from tracetui.trace.verdict import FAILED, READY
 
 
-@dataclass(slots=True)
-class RunEntry:
-    run_id: str
+class RunShape(msgspec.Struct, frozen=True, gc=False):
+    """Everything a run-list row says but its run id. Runs of a huge trace mostly end alike, so rows
+    that say the same share one (:meth:`RunEntry.of` with a table of them)."""
+
     source: int  # which file of a multi-file source (0 for memory)
     scenario: str | None
     ablation: str | None
@@ -31,17 +34,78 @@ class RunEntry:
     recovered: int
     events: int
 
+
+def _shape_field(name: str) -> Any:
+    return property(attrgetter(f"shape.{name}"), doc=f"The run's {name} (its shape's).")
+
+
+#: rows' shapes shared through one table at the most (beyond it, each new one is a row's own)
+MAX_SHARED_SHAPES = 1 << 14
+
+
+class RunEntry(msgspec.Struct, gc=False):
+    """One run-list row: its run id and its :class:`RunShape`, whose fields it reads as its own.
+
+    32 bytes a row when shapes are shared (a huge trace has one row per run), and a struct the
+    garbage collector does not track (a row leads to no other row, so to no cycle).
+    """
+
+    run_id: str
+    shape: RunShape
+
+    @classmethod
+    def of(cls, run_id: str, source: int, scenario: str | None, ablation: str | None, status: str, outcome: str,
+           complete: bool, first_failure: Failure | None, model_calls: int, tool_calls: int, recovered: int,
+           events: int, shapes: dict[tuple, RunShape] | None = None) -> "RunEntry":
+        """A row from its fields; its shape taken from ``shapes`` when one says the same (and added)."""
+        fields = (source, scenario, ablation, status, outcome, complete, first_failure, model_calls, tool_calls,
+                  recovered, events)
+        if shapes is None:
+            return cls(run_id, RunShape(*fields))
+        return cls(run_id, shared_shape(shapes, fields))
+
+    # its shape's fields, read as its own (through C: the run list reads them for every row)
+    source = _shape_field("source")
+    scenario = _shape_field("scenario")
+    ablation = _shape_field("ablation")
+    status = _shape_field("status")
+    outcome = _shape_field("outcome")
+    complete = _shape_field("complete")
+    first_failure = _shape_field("first_failure")
+    model_calls = _shape_field("model_calls")
+    tool_calls = _shape_field("tool_calls")
+    recovered = _shape_field("recovered")
+    events = _shape_field("events")
+
     @property
     def ready(self) -> bool:
-        return self.outcome == READY
+        return self.shape.outcome == READY
 
     @property
     def failed(self) -> bool:
-        return self.outcome == FAILED
+        return self.shape.outcome == FAILED
 
     @property
     def failing_lane(self) -> str | None:
-        return self.first_failure.lane if self.first_failure is not None else None
+        failure = self.shape.first_failure
+        return failure.lane if failure is not None else None
+
+
+def shape_key(fields: tuple) -> tuple:
+    """What tells shapes apart: their fields, the first failure by identity (failures are shared
+    objects, and unhashable). Counts are ints, never bools (1 and True would be equal keys)."""
+    return (*fields[:6], id(fields[6]), *fields[7:])
+
+
+def shared_shape(shapes: dict[tuple, RunShape], fields: tuple) -> RunShape:
+    """The shape of ``fields`` from the table, added when new and the table has room."""
+    key = shape_key(fields)
+    shape = shapes.get(key)
+    if shape is None:
+        shape = RunShape(*fields)
+        if len(shapes) < MAX_SHARED_SHAPES:
+            shapes[key] = shape  # (the shape holds its failure: its identity stays its own)
+    return shape
 
 
 def _count(metrics: dict[str, Any], key: str) -> int:
@@ -59,7 +123,7 @@ def entry_from_run(data: RunData, source: int = 0) -> RunEntry:
     inputs = data.inputs if isinstance(data.inputs, dict) else {}
     metrics = (data.summary or {}).get("metrics")
     metrics = metrics if isinstance(metrics, dict) else {}
-    return RunEntry(
+    return RunEntry.of(
         run_id=data.run_id, source=source, scenario=_name(inputs.get("scenario")),
         ablation=_name(inputs.get("ablation")), status=verdict.status, outcome=verdict.outcome,
         complete=verdict.complete, first_failure=Failure.of(verdict.first_failure),

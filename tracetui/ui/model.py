@@ -138,9 +138,9 @@ def failed_count(entries: Iterable[RunEntry]) -> int:
     return countOf(map(_OUTCOME, entries), FAILED)
 
 
-_FIRST_FAILURE = attrgetter("first_failure")
+_FIRST_FAILURE = attrgetter("shape.first_failure")  # (a row's own fields are properties: slower to read)
 _LANE = attrgetter("lane")
-_OUTCOME = attrgetter("outcome")
+_OUTCOME = attrgetter("shape.outcome")
 
 
 def cell_label(event: dict[str, Any]) -> str:

@@ -7,12 +7,14 @@
   line strictly (``check``) with msgspec, leaving to the exact path what only it may judge;
 - :mod:`.runs`: one file's runs: repeated run ids, listed names (``id#2``), counts;
 - :mod:`.bulk`: a chunk linked to its runs at once, with no Python work per line, when
-  nothing in it needs the per-line rules; :mod:`.layout`: the writer's run and summary lines;
+  nothing in it needs the per-line rules; :mod:`.items`: what that needs that the chunk alone
+  decides (its items, run lines' fields, summaries' row fields), found where the chunk is read;
+  :mod:`.layout`: the writer's run and summary lines;
 - :mod:`.scanner`: steps linked to runs (in bulk, or line by line through the reader's
   rules), problems found, runs that end reported;
 - :mod:`.source`, :mod:`.publishing`, :mod:`.files`, :mod:`.entries`: :class:`IndexedSource`,
-  the explorer's source of RunEntry rows (made from summary lines), which also follows
-  growing files;
+  the explorer's source of RunEntry rows (made from summary lines, rows alike sharing their
+  shape), which also follows growing files;
 - :mod:`.changes`: noticing a file truncated, replaced, rewritten or grown while open;
 - :mod:`.parallel`: a scan's steps (the explorer's, check's, replay's) prepared partly in a worker process.
 
@@ -21,9 +23,27 @@ does not wait for it.
 """
 from __future__ import annotations
 
-from tracetui.trace.index.changes import Change, TraceChanged
-from tracetui.trace.index.publishing import MAX_PROBLEMS_PER_FILE
-from tracetui.trace.index.source import DEFAULT_CHUNK_BYTES, IndexedSource, Input, ScanProgress
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tracetui.trace.index.changes import Change, TraceChanged
+    from tracetui.trace.index.publishing import MAX_PROBLEMS_PER_FILE
+    from tracetui.trace.index.source import DEFAULT_CHUNK_BYTES, IndexedSource, Input, ScanProgress
 
 __all__ = ["Change", "DEFAULT_CHUNK_BYTES", "IndexedSource", "Input", "MAX_PROBLEMS_PER_FILE", "ScanProgress",
            "TraceChanged"]
+_HOMES = {"Change": "changes", "TraceChanged": "changes", "MAX_PROBLEMS_PER_FILE": "publishing",
+          "DEFAULT_CHUNK_BYTES": "source", "IndexedSource": "source", "Input": "source", "ScanProgress": "source"}
+
+
+def __getattr__(name: str) -> Any:
+    """The package's names, imported on first use: the worker process (:mod:`.parallel`) imports only
+    what preparing a range needs, so it starts sooner."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

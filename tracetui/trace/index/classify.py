@@ -115,8 +115,21 @@ def scratch(slot: int, n: int, dtype: Any) -> Any:
 def line_ends(buf: bytes, n: int) -> Any:
     """Where the line ends (``\\n``) are in ``buf[:n]``: found once a step, by :mod:`.steps`, which
     bounds the lines of a step with them, and handed on to :func:`classify`."""
-    a = np.frombuffer(buf, np.uint8, n)
-    return np.flatnonzero(np.equal(a, _NL, out=scratch(0, n, np.bool_)))
+    return _newlines(np.frombuffer(buf, np.uint8, n))
+
+
+#: bytes looked at together for line ends: the work array stays a megabyte whatever the step's size
+_NEWLINE_BLOCK = 1 << 20
+
+
+def _newlines(a: Any) -> Any:
+    """Where the ``\n`` bytes of the byte array ``a`` are."""
+    n = len(a)
+    if n <= _NEWLINE_BLOCK:
+        return np.flatnonzero(np.equal(a, _NL, out=scratch(0, n, np.bool_)))
+    return np.concatenate([
+        np.flatnonzero(np.equal(a[at:at + _NEWLINE_BLOCK], _NL, out=scratch(0, min(_NEWLINE_BLOCK, n - at), np.bool_)))
+        + at for at in range(0, n, _NEWLINE_BLOCK)])
 
 
 def line_spans(a: Any, final: bool, nl: Any = None) -> tuple[Any, Any]:
@@ -126,7 +139,7 @@ def line_spans(a: Any, final: bool, nl: Any = None) -> tuple[Any, Any]:
     The last piece without a line end counts as a line only when ``final``.
     """
     if nl is None:
-        nl = np.flatnonzero(np.equal(a, _NL, out=scratch(0, len(a), np.bool_)))
+        nl = _newlines(a)
     tail = final and (len(a) > (nl[-1] + 1 if len(nl) else 0))
     count = len(nl) + (1 if tail else 0)
     starts = np.empty(count, np.int64)

@@ -25,13 +25,14 @@ RUN_LAYOUT = re.compile(
     + rb',"scenario":(?:"([^"\\\x00-\x1f]*)"|null),"ablation":(?:"([^"\\\x00-\x1f]*)"|null)[,}]').match
 
 
-def summary_of(raw: bytes, key: bytes) -> dict[str, Any] | None:
-    """A summary line parsed, or None to leave it to the slow path (which words the problem)."""
+def summary_of(raw: bytes, key: str) -> dict[str, Any] | None:
+    """A summary line parsed when it is a summary of run ``key`` (the run id its prefix gives), or None
+    to leave it to the slow path (which words the problem)."""
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None
     if (type(obj) is dict and obj.get("rec") == "summary" and type(obj.get("run_id")) is str
-            and obj["run_id"].encode() == key and not (limits.may_be_too_deep(raw) and limits.too_deep(obj))):
+            and obj["run_id"] == key and not (limits.may_be_too_deep(raw) and limits.too_deep(obj))):
         return obj
     return None

@@ -32,7 +32,7 @@ import numpy as np
 
 from tracetui.trace.index.lines import FileLines
 from tracetui.trace.index.scanner import Scanner
-from tracetui.trace.index.steps import PAD, Prepared, prepare
+from tracetui.trace.index.steps import PAD, BytesNotRead, Prepared, prepare
 
 #: files smaller than this many chunks, or than this many bytes, are scanned in one process: a worker
 #: takes ~0.15 s to start, and a file of 32 MiB is scanned in about that
@@ -62,9 +62,9 @@ def in_parallel(scanner: Scanner, chunk_bytes: int) -> Iterator[int] | None:
             or os.environ.get(SWITCH, "").lower() in ("off", "0", "no", "false")):
         return None
     cpus = usable_cpus()
-    if len(cpus) < 2 or not _spare_cpu(cpus):
+    if len(cpus) < 2:
         return None
-    return _parallel_steps(scanner, chunk_bytes)
+    return _parallel_steps(scanner, chunk_bytes, idle=IdleSample(cpus))
 
 
 def usable_cpus() -> set[int]:
@@ -92,24 +92,41 @@ def usable_cpus() -> set[int]:
     return cpus
 
 
-def _spare_cpu(cpus: set[int]) -> bool:
+class IdleSample:
     """Whether a second process would get a core of its own: on a busy machine the two would only
     take turns, and the pipe between them would make the scan slower (a fifth to a quarter, measured
     beside one busy loop on two cores). Judged by the time the processors this process may use spent
-    idle or in this process over a moment (Linux), not by the load average, which still counts what
-    this command's own start-up or the previous command did a minute ago."""
-    try:
-        before, mine = _cpu_times(cpus), _own_ticks()
-        time.sleep(IDLE_SAMPLE_SECONDS)
-        after, mine = _cpu_times(cpus), _own_ticks() - mine
-    except (OSError, ValueError, IndexError):
+    idle or in this process over :data:`IDLE_SAMPLE_SECONDS` from the scan's start, while this process
+    prepares the first ranges itself (Linux); not by the load average, which still counts what this
+    command's own start-up or the previous command did a minute ago."""
+
+    def __init__(self, cpus: set[int]):
+        self.cpus = cpus
+        self.began = time.monotonic()
         try:
-            return os.getloadavg()[0] <= len(cpus) - 1.5
-        except OSError:  # pragma: no cover - no load average here
-            return True
-    total = after[0] - before[0]
-    free_cores = len(cpus) * (after[1] - before[1] + mine) / total if total > 0 else len(cpus)
-    return free_cores >= 1.3  # this process's core and most of another
+            self.before: tuple[tuple[int, int], float] | None = (_cpu_times(cpus), _own_ticks())
+        except (OSError, ValueError, IndexError):
+            self.before = None
+
+    def over(self) -> bool:
+        """Whether the moment has passed."""
+        return time.monotonic() - self.began >= IDLE_SAMPLE_SECONDS
+
+    def spare(self) -> bool:
+        """Whether a processor was free beside this process over the moment."""
+        try:
+            if self.before is None:
+                raise OSError("no processor times")
+            (total0, idle0), mine0 = self.before
+            (total1, idle1), mine = _cpu_times(self.cpus), _own_ticks() - mine0
+        except (OSError, ValueError, IndexError):
+            try:
+                return os.getloadavg()[0] <= len(self.cpus) - 1.5
+            except OSError:  # pragma: no cover - no load average here
+                return True
+        total = total1 - total0
+        free_cores = len(self.cpus) * (idle1 - idle0 + mine) / total if total > 0 else len(self.cpus)
+        return free_cores >= 1.3  # this process's core and most of another
 
 
 def _cpu_times(cpus: set[int]) -> tuple[int, int]:
@@ -229,6 +246,22 @@ class _Inbox:
             raise OSError(f"the worker's answer could not be read: {exc}") from None
 
 
+class _NoWorker:
+    """No worker (yet): every range is prepared here."""
+
+    alive = False
+    asked: list[int] = []
+
+    def has_started(self, wait: bool = False) -> bool:
+        return False
+
+    def stop(self) -> None:
+        pass
+
+
+_NO_WORKER = _NoWorker()
+
+
 class _Worker:
     """The worker process and the pipes to it: ranges asked, their steps received in the same order.
     Anything that goes wrong with it stops it: its ranges are then prepared here."""
@@ -314,21 +347,29 @@ class _Worker:
             os.close(self.inbox.fd)
         except OSError:
             pass
-        if self.process is None:
-            return
-        try:  # it holds nothing and writes nothing: given 50 ms to stop, then killed
-            self.process.wait(timeout=0.05)
-        except Exception:  # noqa: BLE001
-            self.process.kill()
-            self.process.wait()
-        self.process = None
+        process, self.process = self.process, None
+        if process is not None and process.poll() is None:  # reaped beside the scan, which need not wait
+            import threading
+
+            threading.Thread(target=_reap, args=(process,), name="tracetui-worker-reaper", daemon=True).start()
+
+
+def _reap(process: Any) -> None:
+    """Wait for a stopped worker to exit: it holds nothing and writes nothing, so one that has not
+    within a second is killed."""
+    try:
+        process.wait(timeout=1)
+    except Exception:  # noqa: BLE001 - still running
+        process.kill()
+        process.wait()
 
 
 def _parallel_steps(scanner: Scanner, chunk_bytes: int, split: dict[str, int] | None = None,
-                    wait_for_start: bool = False) -> Iterator[int]:
+                    wait_for_start: bool = False, idle: IdleSample | None = None) -> Iterator[int]:
     """The steps of every range in order, each range prepared here or by the worker (``split``, when
     given, counts the ranges each side prepared; ``wait_for_start``: the worker's start is waited for,
-    not overtaken, so that a small file is shared too)."""
+    not overtaken, so that a small file is shared too; ``idle``: the worker is started once it says a
+    processor is free, else at once)."""
     lines = scanner.lines
     size, strict = lines.size, scanner.strict
     ranges = (size + chunk_bytes - 1) // chunk_bytes
@@ -347,10 +388,14 @@ def _parallel_steps(scanner: Scanner, chunk_bytes: int, split: dict[str, int] | 
         split["here"] += 1
         return steps
 
-    worker = _Worker(lines, chunk_bytes, strict)
+    worker = _Worker(lines, chunk_bytes, strict) if idle is None else _NO_WORKER
     try:
         for k in range(ranges):
             while k not in done:
+                if idle is not None and idle.over():
+                    if idle.spare():
+                        worker = _Worker(lines, chunk_bytes, strict)
+                    idle = None
                 if worker.has_started(wait_for_start):
                     while len(worker.asked) < WORKER_AHEAD and untaken < ranges:
                         worker.ask(untaken)
@@ -392,15 +437,52 @@ def _parallel_steps(scanner: Scanner, chunk_bytes: int, split: dict[str, int] | 
 def _linked(scanner: Scanner, steps: list[Prepared], again: Callable[[], list[Prepared]],
             split: dict[str, int]) -> Iterator[int]:
     """Link a range's steps; when they no longer fit the file (it changed after they were prepared:
-    they start elsewhere than the scan has reached, or a line end is not where it was), the rest of the
-    range is prepared again here, from where the scan is."""
+    they start elsewhere than the scan has reached, or the bytes are not those the worker read), the
+    rest of the range is prepared again here, from where the scan is."""
     lines = scanner.lines
     for prepared in steps:
-        if prepared.start != lines.pos or not _still_there(lines, prepared):
+        if prepared.start != lines.pos or not _same_bytes(lines, prepared):
             split["again"] += 1
             yield from scanner.prepared_steps(iter(again()))
             return
-        yield from scanner.prepared_steps(iter((prepared,)))
+        try:
+            yield from scanner.prepared_steps(iter((prepared,)))
+        except BytesNotRead:  # the per-line path: it reads the step (nothing was linked yet)
+            if prepared.chunk is None or not _still_there(lines, prepared):  # (sent without its lines)
+                split["again"] += 1
+                yield from scanner.prepared_steps(iter(again()))
+                return
+            yield from scanner.prepared_steps(iter((prepared,)))
+
+
+#: windows of a step's bytes the worker sends checksums of, and their size
+_WINDOWS, _WINDOW_BYTES = 8, 64
+
+
+def _fingerprint(prepared: Prepared) -> tuple[int, ...]:
+    """In the worker: checksums of a few windows of a step's bytes, spread over it, its end included."""
+    import zlib
+
+    return tuple(zlib.crc32(prepared.buf[at:at + _WINDOW_BYTES]) for at in _windows(prepared.size))
+
+
+def _windows(size: int) -> list[int]:
+    return sorted({max(0, min(size - _WINDOW_BYTES, size * j // (_WINDOWS - 1))) for j in range(_WINDOWS)})
+
+
+def _same_bytes(lines: FileLines, prepared: Prepared) -> bool:
+    """Whether a step the worker prepared still fits the file: its windows' checksums (a step linked in
+    bulk needs none of its bytes here, so they are not read), else its line ends (:func:`_still_there`)."""
+    if prepared.buf or (prepared.chunk is None and not prepared.fingerprint):  # read here, or no lines
+        return True
+    if not prepared.fingerprint:
+        return _still_there(lines, prepared)
+    import zlib
+
+    windows = _windows(prepared.size)
+    return len(windows) == len(prepared.fingerprint) and all(
+        zlib.crc32(lines.read(prepared.base + at, min(_WINDOW_BYTES, prepared.size - at))) == crc
+        for at, crc in zip(windows, prepared.fingerprint))
 
 
 def _still_there(lines: FileLines, prepared: Prepared) -> bool:
@@ -452,6 +534,11 @@ def serve(asks: Any, answers: int, config: dict[str, Any]) -> None:
                 return
             try:
                 steps: Any = _prepare_range(lines, k, chunk_bytes, size, strict)
+                for prepared in steps:
+                    if prepared.chunk is not None:
+                        prepared.fingerprint = _fingerprint(prepared)
+                        if prepared.items is not None and prepared.validation is None:
+                            prepared.chunk = None  # linked in bulk from its items alone (else prepared again here)
             except Exception as exc:  # noqa: BLE001 - said to the scanning process, which prepares it itself
                 steps = f"range {k}: {exc}"
             _send_answer(answers, steps)

@@ -15,7 +15,7 @@ from operator import is_not
 from typing import Any
 
 from tracetui.trace.index.changes import REWRITTEN, Change, TraceChanged
-from tracetui.trace.index.entries import Rows
+from tracetui.trace.index.entries import Rows, SummaryRows
 from tracetui.trace.index.files import FileIndex
 from tracetui.trace.index.scanner import Scanner
 from tracetui.trace.reader import Problem, RunData, parse_line
@@ -58,13 +58,13 @@ class Publishing:
             self._unlisted.append(entry)
             f.runs_found += 1
 
-    def runs_ended(self, scan: Scanner, rs: list[int], summaries: list[Any]) -> None:
-        """:meth:`run_ended` for the runs of a chunk linked in bulk, in order (summaries with attributes)."""
+    def rows_ended(self, scan: Scanner, rs: list[int], rows: SummaryRows) -> None:
+        """:meth:`run_ended` for the runs of a chunk linked in bulk, in order, from their summaries' fields."""
         import numpy as np
 
         f = self._files[scan.lines.source]
         pub = f.runs.pub
-        entries = self._rows.from_summaries(f, rs, summaries)
+        entries = self._rows.entries(f, rs, rows)
         unlisted = self._unlisted
         listed = np.frombuffer(pub, np.int64)
         if not (listed[rs] >= 0).any() and all(map(is_not, entries, repeat(None))):  # all new rows: listed at once
@@ -75,9 +75,9 @@ class Publishing:
             f.runs_found += len(entries)
             return
         del listed
-        for r, summary, entry in zip(rs, summaries, entries):
+        for r, entry in zip(rs, entries):
             if entry is None or pub[r] >= 0:
-                self.run_ended(scan, r, summary, entry)
+                self.run_ended(scan, r, None, entry)
             else:
                 pub[r] = len(self._entries) + len(unlisted)
                 unlisted.append(entry)

@@ -1,7 +1,8 @@
 """The runs of one file: which run a run id's next line belongs to, how each run is listed, its counts.
 
 Repeated run ids follow the reader's rule (:meth:`~tracetui.trace.reader.RunData.accepts`):
-``ids`` maps a run id (its JSON bytes without quotes) to the newest run of that id,
+``ids`` maps a run id to the newest run of that id (the key is the run's listed name, the same
+string, when the id is listed as itself),
 stored as ``~r`` once that run has read its summary, so a further line of that id
 starts the next run. Runs of a repeated id are listed under
 :func:`~tracetui.trace.reader.run_name` names (``id#2``…), kept in ``named``.
@@ -11,8 +12,6 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
-import orjson
-
 from tracetui.trace.reader import run_name
 
 
@@ -21,9 +20,9 @@ class RunTable:
     event count, position in the source's entry list (-1 until published), scenario, ablation."""
 
     def __init__(self) -> None:
-        self.ids: dict[bytes, int] = {}
+        self.ids: dict[str, int] = {}
         self.named: dict[str, int] = {}  # listed name -> r, for runs of an id that repeats (and odd names)
-        self.repeats: dict[bytes, int] = {}  # id bytes -> how many runs have that id, once it repeats
+        self.repeats: dict[str, int] = {}  # run id -> how many runs have that id, once it repeats
         self.names: list[str] = []
         self.head = array("q")
         self.tail = array("q")
@@ -40,7 +39,7 @@ class RunTable:
         """The run listed as ``name`` (its id, or ``id#2``…). Raises KeyError."""
         r = self.named.get(name)
         if r is None:
-            r = self.ids.get(id_key(name))
+            r = self.ids.get(name)
             if r is None:
                 raise KeyError(name)
             if r < 0:
@@ -48,13 +47,13 @@ class RunTable:
         return r
 
     # -- in bulk (:mod:`.bulk`) ----------------------------------------------------------------
-    def add_runs(self, keys: list[bytes], names: list[str]) -> None:
-        """New runs, numbered from ``len(self)`` in order, of ids ``keys`` listed as ``names``."""
+    def add_runs(self, keys: list[str]) -> None:
+        """New runs, numbered from ``len(self)`` in order, of ids ``keys`` listed as themselves."""
         if not keys:
             return
         r0, k = len(self.names), len(keys)
         self.ids.update(zip(keys, range(r0, r0 + k)))
-        self.names += names
+        self.names += keys
         unset = array("q", [-1]) * k
         self.head += unset
         self.tail += unset
@@ -91,13 +90,14 @@ class RunTable:
 
         return np.frombuffer(self.pub, np.int64)[runs] >= 0
 
-    def new_run(self, key: bytes, run_id: str | None, previous: int | None) -> int:
-        """A run of id ``key``: its first (``run_id`` decoded), or the next after run ``previous``."""
+    def new_run(self, key: str, previous: int | None) -> int:
+        """A run of id ``key``: its first, or the next after run ``previous``."""
         r = len(self.names)
-        if previous is not None or (self.named and run_id in self.named):
-            run_id = self._name(key, run_id, previous, r)
+        name = key
+        if previous is not None or (self.named and key in self.named):
+            name = self._name(key, previous, r)
         self.ids[key] = r
-        self.names.append(run_id)  # type: ignore[arg-type]
+        self.names.append(name)
         self.head.append(-1)
         self.tail.append(-1)
         self.nevents.append(0)
@@ -106,28 +106,23 @@ class RunTable:
         self.ablation.append(None)
         return r
 
-    def _name(self, key: bytes, run_id: str | None, previous: int | None, r: int) -> str:
+    def _name(self, key: str, previous: int | None, r: int) -> str:
         """How new run ``r`` of id ``key`` is listed, when that is not its id (see ``new_run``)."""
         named = self.named
 
         def taken(name: str) -> bool:
-            return name in named or id_key(name) in self.ids
+            return name in named or name in self.ids
 
         if previous is None:  # its id is taken by an earlier id's id#2…
-            name = run_name(run_id, 1, taken)  # type: ignore[arg-type]
+            name = run_name(key, 1, taken)
         else:
             nth = self.repeats.get(key, 1) + 1
             self.repeats[key] = nth
             if nth == 2:
                 named[self.names[previous]] = previous
-            name = run_name(orjson.loads(b'"' + key + b'"'), nth, taken)
+            name = run_name(key, nth, taken)
         named[name] = r
         return name
-
-
-def id_key(run_id: str) -> bytes:
-    """A run id as its JSON bytes without quotes: what the fast path reads between the quotes."""
-    return orjson.dumps(run_id)[1:-1]
 
 
 _INTERNED: dict[str, str] = {}

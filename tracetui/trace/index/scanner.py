@@ -35,8 +35,8 @@ from tracetui.trace.index.layout import RUN_LAYOUT as _RUN_LAYOUT
 from tracetui.trace.index.layout import summary_of
 from tracetui.trace.index.lines import FileLines
 from tracetui.trace.index.runs import _INTERNED_BYTES as _INTERNED
-from tracetui.trace.index.runs import RunTable, id_key, intern_bytes, intern_name
-from tracetui.trace.index.steps import Prepared, prepare
+from tracetui.trace.index.runs import RunTable, intern_bytes, intern_name
+from tracetui.trace.index.steps import BytesNotRead, Prepared, prepare
 from tracetui.trace.reader import LongLine, parse_line, record_warning
 
 
@@ -105,18 +105,21 @@ class Scanner:
             f.lineno += 1
             self.sink.problem(self, f.lineno, limits.too_long(prepared.too_long) or "")
         else:
-            self._index(prepared.buf, prepared.base, prepared.size, prepared.chunk, prepared.validation)
+            self._index(prepared.buf, prepared.base, prepared.size, prepared.chunk, prepared.validation,
+                        prepared.items)
         f.pos = prepared.end
         return prepared.end - prepared.start
 
-    def _index(self, buf: bytes, base: int, size: int, chunk: Any, validation: Any) -> None:
+    def _index(self, buf: bytes, base: int, size: int, chunk: Any, validation: Any, items: Any) -> None:
         """Index the lines of ``buf[:size]``, which starts at ``base`` in the file (see :meth:`prepare`):
         in bulk (:mod:`.bulk`) when nothing in it needs the per-line rules, else item by item."""
         from tracetui.trace.index import classify as cl
         from tracetui.trace.index.bulk import link_in_bulk
 
-        if link_in_bulk(self, buf, base, size, chunk, validation):
+        if link_in_bulk(self, base, chunk, validation, items):
             return
+        if not buf and size:
+            raise BytesNotRead()
         self.validation = validation
         first = self.lines.lineno + 1  # line number of the chunk's line 0
         starts, ends, kinds, id_start, id_end = chunk.lists()
@@ -139,9 +142,9 @@ class Scanner:
                 continue
             # the common item: [run line] events… [summary] of one run, linked at once; anything
             # unusual goes line by line
-            key = buf[id_start[s]:id_end[s]]
+            key = buf[id_start[s]:id_end[s]].decode("utf-8")  # (a fast line is valid UTF-8)
             r = ids.get(key)
-            if (r is None and b"#" in key) or (r is not None and (r < 0 or (k0 == RUN and head[r] >= 0))):
+            if (r is None and "#" in key) or (r is not None and (r < 0 or (k0 == RUN and head[r] >= 0))):
                 self._lines(buf, base, chunk, s, e, first, size)
                 continue
             m = summary = None
@@ -157,7 +160,7 @@ class Scanner:
                 except decode_error:
                     summary = None
                 if (type(summary) is not dict or summary.get("rec") != "summary"
-                        or type(summary.get("run_id")) is not str or summary["run_id"].encode() != key
+                        or type(summary.get("run_id")) is not str or summary["run_id"] != key
                         or (len(raw) > 2 * deep and raw.count(b"[") + raw.count(b"{") > deep
                             and limits.too_deep(summary))):
                     self._lines(buf, base, chunk, s, e, first, size)
@@ -171,13 +174,12 @@ class Scanner:
                 runs.seqs.setdefault(r if r is not None else len(names), set()).update(item_seqs)
             start, end = base + starts[s], base + (starts[e] if e < n else size)  # its lines, with their line ends
             if r is None:  # a new run: its first segment
-                name = key.decode("utf-8")
-                if named and name in named:
-                    r = runs.new_run(key, name, None)
+                if named and key in named:
+                    r = runs.new_run(key, None)
                 else:
                     r = len(names)
                     ids[key] = r
-                    names.append(name)
+                    names.append(key)
                     tail.append(-1)
                     nevents.append(0)
                     pub.append(-1)
@@ -244,7 +246,7 @@ class Scanner:
         after = base + (starts[i + 1] if i + 1 < chunk.n else size)
         runs = self.runs
         if kind:
-            key = buf[id_start[i]:id_end[i]]
+            key = buf[id_start[i]:id_end[i]].decode("utf-8")  # (a fast line is valid UTF-8)
             m = summary = None
             if kind == RUN:
                 m = _RUN_LAYOUT(buf, id_end[i], end)
@@ -255,10 +257,10 @@ class Scanner:
                 # A run that may be listed as id#n, or whose id looks like one, is only made from a
                 # line known to be a record, so that names are given out as the reader does.
                 if r is None:
-                    if b"#" not in key or kind == SUMMARY or self._is_record(buf, start, end):
-                        r = runs.new_run(key, key.decode("utf-8"), None)
+                    if "#" not in key or kind == SUMMARY or self._is_record(buf, start, end):
+                        r = runs.new_run(key, None)
                 elif r < 0:  # its newest run has ended: this line starts the next one
-                    r = (runs.new_run(key, None, ~r) if kind == SUMMARY or self._is_record(buf, start, end)
+                    r = (runs.new_run(key, ~r) if kind == SUMMARY or self._is_record(buf, start, end)
                          else None)
                 elif kind == RUN and runs.head[r] >= 0:
                     r = self._run_line(key, r, buf, start, end)
@@ -296,15 +298,15 @@ class Scanner:
         """A parsed, checked record: link its line to its run; a summary ends the run."""
         runs = self.runs
         run_id = obj["run_id"]
-        key = id_key(run_id)
+        key = run_id
         r = runs.ids.get(key)
         rec = obj["rec"]
         if r is None:
-            r = runs.new_run(key, run_id, None)
+            r = runs.new_run(key, None)
         elif r < 0:
-            r = runs.new_run(key, None, ~r)
+            r = runs.new_run(key, ~r)
         elif rec == "run" and runs.head[r] >= 0 and self._has_run_line(r):
-            r = runs.new_run(key, None, r)
+            r = runs.new_run(key, r)
         seq_problem = self._seq(r, obj["seq"]) if self.strict and rec == "event" else None
         self._link(r, start, end, lineno)
         if rec == "event":
@@ -326,7 +328,7 @@ class Scanner:
         if runs.pub[r] >= 0:
             self.sink.run_grew(self, r)
 
-    def _ended(self, key: bytes, r: int, summary: dict[str, Any]) -> None:
+    def _ended(self, key: str, r: int, summary: dict[str, Any]) -> None:
         self.runs.ids[key] = ~r
         self.runs.seqs.pop(r, None)
         self.sink.run_ended(self, r, summary)
@@ -350,7 +352,7 @@ class Scanner:
         """Whether a line the fast path took (maybe only looking valid) is a record."""
         return self.strict or parse_line(buf[start:end].rstrip(b"\r"))[1] is None
 
-    def _run_line(self, key: bytes, r: int, buf: bytes, start: int, end: int) -> int | None:
+    def _run_line(self, key: str, r: int, buf: bytes, start: int, end: int) -> int | None:
         """A fast-path run line for open run ``r``, which has lines: the run it belongs to, None for the slow path.
 
         Only a record (it may just look valid) after a run line that is a record starts the next run;
@@ -358,7 +360,7 @@ class Scanner:
         """
         if not self._is_record(buf, start, end):
             return None
-        return self.runs.new_run(key, None, r) if self._has_run_line(r) else r
+        return self.runs.new_run(key, r) if self._has_run_line(r) else r
 
     def _has_run_line(self, r: int) -> bool:
         """Whether run ``r`` has a valid run line: its lines parsed (rare: a run line came for a run with lines)."""

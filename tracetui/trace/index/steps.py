@@ -30,8 +30,9 @@ MAX_LINES_PER_STEP = 1 << 16
 class Prepared:
     """A step read and classified, ready to be linked: bytes [start, end) of the file.
 
-    Pickled without its bytes (``__getstate__``): a worker process sends the classification,
-    the scan reads the bytes again (they are in the page cache)."""
+    Pickled without its bytes (``__getstate__``): a worker process sends the classification;
+    the scan reads the bytes again (they are in the page cache) only when linking needs them
+    (:class:`BytesNotRead`)."""
 
     start: int
     end: int  # == start: nothing to do yet (a line is still being written)
@@ -40,11 +41,18 @@ class Prepared:
     size: int = 0  # bytes of buf that hold the step's whole lines
     chunk: Any = None
     validation: Any = None
+    items: Any = None  # what bulk linking needs that the chunk alone decides (None: the per-line path)
     too_long: int | None = None  # a line over the limit: its length (reported, never held)
+    fingerprint: tuple[int, ...] = ()  # from a worker: checksums of a few windows of its bytes (:mod:`.parallel`)
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "buf": b""}
 
+
+
+class BytesNotRead(Exception):
+    """Linking a step prepared elsewhere needs its bytes, which were not read here (nothing was changed:
+    read them and link it again)."""
 
 
 def prepare(lines: FileLines, strict: bool, start: int, size: int, chunk_bytes: int, final: bool) -> Prepared:
@@ -98,8 +106,9 @@ def _long_line(lines: FileLines, strict: bool, step_start: int, start: int, size
 def _classified(strict: bool, step_start: int, buf: bytes, base: int, final: bool, size: int,
                 newlines: Any = None) -> Prepared:
     from tracetui.trace.index import classify as cl
+    from tracetui.trace.index.items import chunk_items
     from tracetui.trace.index.validation import Validation
 
     validation = Validation(buf, limits.MAX_DEPTH, size) if strict else None
     chunk = cl.classify(buf, limits.MAX_LINE_BYTES, final, validation, size, newlines)
-    return Prepared(step_start, base + size, buf, base, size, chunk, validation)
+    return Prepared(step_start, base + size, buf, base, size, chunk, validation, chunk_items(buf, chunk, validation, size))

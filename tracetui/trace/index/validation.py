@@ -123,7 +123,7 @@ class Validation:
         summaries = self.summaries
         for j, i, piece, read_exactly in zip(at.tolist(), lines.tolist(), pieces, exact.tolist()):
             if read_exactly:
-                summaries[i] = summary_of(piece, keys[j])
+                summaries[i] = summary_of(piece, keys[j].decode("utf-8", "surrogateescape"))
                 ok[j] = summaries[i] is not None
             else:
                 summaries[i] = records[j]
