@@ -71,6 +71,21 @@ def test_check_exit_2_when_unreadable(cli, tmp_path, make, message):
     assert r.exit_code == 2 and message in r.output
 
 
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_file_without_a_run_says_which_lines_are_not_records(cli, tmp_path, as_json):
+    """'no runs found' came alone: the first lines that are not records now say why, before it."""
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(b"hello\n" + b'{"a": 1}\n' * 9)
+    r = cli("check", *(["--json"] if as_json else []), path)
+    assert r.exit_code == 2 and r.stdout == ""
+    first, *rest = r.stderr.splitlines()
+    assert first.startswith("line 1: malformed JSON: ")
+    assert rest == [
+        *[f"line {n}: unknown record kind None" for n in range(2, 6)],
+        "… and 5 more problem line(s)",
+        f"error: {path}: no runs found (no line is a trace record)"]
+
+
 @pytest.mark.parametrize("args, message", [
     (["explain", "-"], "explain prints replay commands that name the trace: give a file, not -"),
     (["export", "-", "-o", "spans.jsonl"], "export reads the trace whole: give a file, not -"),

@@ -388,8 +388,8 @@ def _check_streaming(trace_file: str, as_json: bool) -> None:
                     Checker(item, on_verdict, problems.append, kept).run()
         finally:
             out_write("", flush=True)  # the verdicts decided so far, before any error
-    except TraceReadError as exc:
-        _fail(f"error: {printable(str(exc))}", as_json and state["runs"])
+    except TraceReadError as exc:  # (no run at all: the lines that are not records say why)
+        _fail(_first_problems(problems) + f"error: {printable(str(exc))}", as_json and state["runs"])
     except TraceChanged as exc:
         _fail(f"error: {printable(str(exc))}: the verdicts above may be wrong; check it again",
               as_json and state["runs"])
@@ -468,6 +468,21 @@ def _top_fixes(trace, trace_file: str, as_data: bool) -> dict[str, Any]:
         else:
             out[run_id] = top_fix_line(result, trace_file)
     return out
+
+
+#: problem lines listed before "no runs found"
+FIRST_PROBLEMS = 5
+
+
+def _first_problems(problems: Any) -> str:
+    """The first problem lines, one a line (and how many more there are), to print before an error."""
+    from itertools import islice
+
+    from tracetui.trace.safe_text import printable
+
+    shown = [f"line {p.line}: {printable(p.message)}\n" for p in islice(iter(problems), FIRST_PROBLEMS)]
+    more = len(problems) - len(shown)
+    return "".join(shown) + (f"… and {more} more problem line(s)\n" if more > 0 else "")
 
 
 def _fail(message: str, json_open: Any = False) -> None:
