@@ -159,7 +159,8 @@ def test_a_key_given_twice_is_read_as_the_reader_reads_it(tmp_path, extra, shown
     '{"lane":["http"],"seq":1,"code":"x","reason":"r"}',
 ])
 @pytest.mark.parametrize("metrics", ['{"model_calls":1}', '{}', 'null', '{"model_calls":123456789012345678901}',
-                                     '{"model_calls":2,"new_metric":3}', '[1]'])
+                                     '{"model_calls":2,"new_metric":3}', '[1]', '{"model_calls":-3}',
+                                     '{"model_calls":"3"}', '{"model_calls":true}', '{"model_calls":2.0}'])
 def test_summaries_of_every_shape_read_as_the_reader_reads(tmp_path, failure, metrics):
     summary = (b'{"rec":"summary","run_id":"a","status":"x","ready":false,"metrics":%s,"first_failure":%s}\n'
                % (metrics.encode(), failure.encode()))

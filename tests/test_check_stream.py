@@ -221,10 +221,9 @@ def test_a_worker_is_isolated_from_the_current_directory(tmp_path, monkeypatch, 
 
 @pytest.mark.parametrize("sent", ["classification", "items"])
 def test_a_range_the_file_changed_under_is_prepared_again(tmp_path, sent):
-    """A step the worker prepared is checked against the file: by its line ends when the worker sent
-    its classification (a line end moved), by checksums of a few windows of its bytes when it sent only
-    what bulk linking needs (bytes rewritten, even with the same line ends); either sends the range back
-    to be prepared here."""
+    """A step the worker prepared is taken as it is only while the file is as the worker saw it (its
+    state right after the read, checksums of a few windows of its bytes); else its bytes are read here
+    and its line ends must be where the worker found them, or the range is prepared again here."""
     from tracetui.trace.index import parallel
     from tracetui.trace.index.lines import FileLines
     from tracetui.trace.index.steps import prepare
@@ -234,19 +233,27 @@ def test_a_range_the_file_changed_under_is_prepared_again(tmp_path, sent):
     fd = os.open(path, os.O_RDONLY)
     try:
         lines = FileLines(0, str(path), path.stat().st_size, fd=fd, by_name=False)
-        prepared = prepare(lines, False, 0, lines.size, 1 << 20, final=True)
-        if sent == "items":
-            prepared.fingerprint, prepared.chunk = parallel._fingerprint(prepared), None
-        prepared.buf = b""  # as sent by the worker
-        assert parallel._same_bytes(lines, prepared)
-        if sent == "items":
-            rewritten = b'{"rec":"event","run_id":"b","seq":1}\n' * 100  # same size, same line ends
-        else:
-            moved = b'{"rec":"event","run_id":"ab","seq":1}\n' * 97
-            rewritten = moved + b" " * (lines.size - len(moved))
-        path.write_bytes(rewritten)  # same descriptor and size, new bytes
-        prepared.buf = b""
+
+        def as_sent() -> object:
+            prepared = prepare(lines, False, 0, lines.size, 1 << 20, final=True)
+            prepared.worker_read = parallel._worker_read(prepared, parallel._file_state(fd))
+            if sent == "items":
+                prepared.chunk = None
+            prepared.buf = b""  # (pickled without it)
+            return prepared
+
+        prepared = as_sent()
+        assert parallel._same_bytes(lines, prepared) and prepared.buf == b""  # not read again
+        original = path.read_bytes()
+        path.write_bytes(original[:1000] + b'{"rec":"event","run_id":"ab","seq":2}\n' + original[1038:])
+        assert path.stat().st_size == lines.size  # the same size, a line end moved in the middle
         assert not parallel._same_bytes(lines, prepared)
+
+        path.write_bytes(original)
+        prepared = as_sent()
+        path.write_bytes(original.replace(b'"a"', b'"b"'))  # new bytes, the same line ends
+        prepared.worker_read.seen = parallel._file_state(fd)  # as if written within one tick of the clock
+        assert parallel._same_bytes(lines, prepared) and prepared.buf  # the windows told: read, lines checked
     finally:
         os.close(fd)
 
@@ -282,23 +289,22 @@ def test_the_worker_starts_after_the_first_ranges_only_beside_an_idle_core(tmp_p
     monkeypatch.setattr(parallel, "PARALLEL_MIN_CHUNKS", 2)
     monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(parallel, "usable_cpus", lambda: {0, 1})
-    monkeypatch.setattr(parallel, "IDLE_SAMPLE_SECONDS", 0.0)
-    monkeypatch.setattr(parallel.IdleSample, "spare", lambda self: spare)
     split: dict[str, int] = {}
+    monkeypatch.setattr(parallel.IdleSample, "over", lambda self: split["here"] >= 3)  # the moment: 3 ranges
+    monkeypatch.setattr(parallel.IdleSample, "spare", lambda self: spare)
     steps = parallel._parallel_steps
-    workers: list[object] = []
+    started_after: list[int] = []  # ranges prepared here when the worker was started
     real_worker = parallel._Worker.__init__
 
     def counted(self, *args):
-        workers.append(self)
+        started_after.append(split["here"])
         real_worker(self, *args)
     monkeypatch.setattr(parallel._Worker, "__init__", counted)
     monkeypatch.setattr(parallel, "_parallel_steps", lambda *args, **kwargs: steps(
         *args, **kwargs, split=split, wait_for_start=True))
     assert streamed_check(str(path), False) == want
-    assert split["here"] >= 1  # the first range, prepared here while the processors were sampled
-    assert len(workers) == (1 if spare else 0)
-    assert (split["worker"] > 0) is spare
+    assert started_after == ([3] if spare else [])
+    assert (split["worker"] > 0) is spare and split["here"] >= 3
 
 
 def test_only_the_processors_this_process_may_use_count(monkeypatch):

@@ -81,7 +81,7 @@ def test_an_index_of_distinct_failures_keeps_each_reason_and_a_bounded_memo(tmp_
     assert list(source.runs()) == expected
     assert [e.first_failure["reason"] for e in source.runs()] == [
         f"permission denied: o-{i} belongs to tenant shop-b" for i in range(40)]
-    assert len(source._rows.failures) == 8
+    assert len(source._row_maker.failures) == 8
 
 
 def test_a_copy_is_a_plain_failure_and_leaves_the_source_open(tmp_path, monkeypatch):

@@ -20,6 +20,7 @@ import os
 from typing import Any, Callable, Iterator, Sequence
 
 from tracetui.trace.index.changes import TraceChanged
+from tracetui.trace.index.memo import forget as forget_lines_read
 from tracetui.trace.index.lines import FileLines
 from tracetui.trace.index.parallel import in_parallel
 from tracetui.trace.index.runs import RunTable
@@ -77,6 +78,7 @@ class StrictScan:
                 time.sleep(POLL_SECONDS)
         finally:
             gc.unfreeze()
+            forget_lines_read()
         lines.remember()
         lines.done = True
         change = lines.change()

@@ -30,10 +30,10 @@ if TYPE_CHECKING:
     from tracetui.trace.index.publishing import MAX_PROBLEMS_PER_FILE
     from tracetui.trace.index.source import DEFAULT_CHUNK_BYTES, IndexedSource, Input, ScanProgress
 
-__all__ = ["Change", "DEFAULT_CHUNK_BYTES", "IndexedSource", "Input", "MAX_PROBLEMS_PER_FILE", "ScanProgress",
-           "TraceChanged"]
+#: the package's names and the module each comes from
 _HOMES = {"Change": "changes", "TraceChanged": "changes", "MAX_PROBLEMS_PER_FILE": "publishing",
           "DEFAULT_CHUNK_BYTES": "source", "IndexedSource": "source", "Input": "source", "ScanProgress": "source"}
+__all__ = sorted(_HOMES)
 
 
 def __getattr__(name: str) -> Any:

@@ -1,12 +1,15 @@
 """Run-list rows made from summary lines alone, equal to :func:`~tracetui.trace.source.entry_from_run`.
 
-A huge trace has one row per run, and most runs fail in a few hundred ways: first
-failures are shared between rows (one :class:`~tracetui.trace.failure.Failure` per
-distinct one), and beyond :data:`MAX_SHARED_FAILURES` distinct ones, a row's reason
-stays in the file (:class:`~tracetui.trace.failure.DeferredFailure`) until it is shown.
+A summary gives its row's fields (:func:`row_fields`) when it says everything the row shows; a run
+whose summary does not (or that has none) gets its row from its parsed lines instead. A chunk
+linked in bulk has its summaries' fields read where the chunk is read (:class:`ChunkRows`, maybe in
+the worker process); only the rows are made here (:class:`RowMaker`).
 
-A chunk linked in bulk has its summaries' fields read where it is read
-(:func:`summary_rows`, maybe in the worker process); only the rows are made here.
+A huge trace has one row per run, and most runs fail in a few hundred ways: first failures are
+shared between rows (one :class:`~tracetui.trace.failure.Failure` per distinct one), and so are
+rows' shapes (:class:`~tracetui.trace.source.RunShape`); beyond :data:`MAX_SHARED_FAILURES` distinct
+failures, a row's reason stays in the file (:class:`~tracetui.trace.failure.DeferredFailure`) until
+it is shown.
 """
 from __future__ import annotations
 
@@ -17,14 +20,12 @@ from typing import Any
 from tracetui.trace.failure import DeferredFailure, Failure, ReasonSource
 from tracetui.trace.format import ANSWER_READY
 from tracetui.trace.index.runs import intern_name
-from tracetui.trace.source import MAX_SHARED_SHAPES, RunEntry, RunShape
+from tracetui.trace.source import RunEntry, RunShape, shared_shape
 from tracetui.trace.verdict import FAILED, READY, checked_failure
 
 #: Distinct first failures shared between entries; beyond it, each entry's reason stays in the file.
 MAX_SHARED_FAILURES = 4096
 _STATUSES = {ANSWER_READY: ANSWER_READY}
-_UNSEEN = object()
-_PER_RUN = object()  # a failure not shared: each run's row keeps its own
 
 
 class _Outcomes(dict):
@@ -36,136 +37,16 @@ class _Outcomes(dict):
 
 _OUTCOMES = _Outcomes({-1: READY})
 
-
-def failure_key(failure: Any) -> Any:
-    """What tells first failures apart for sharing: their items with each value's type, since
-    ``1``, ``1.0`` and ``true`` are equal in Python yet not alike to the verdict rule (TypeError:
-    unhashable values, not shared)."""
-    return tuple([(k, v, type(v)) for k, v in failure.items()])
+#: (made, status, checked first failure, model_calls, tool_calls, recovered): what a summary gives its
+#: row; ``made``: whether it gives the row alone (else the run's events do)
+RowFields = tuple[bool, str, "dict[str, Any] | None", int, int, int]
+_NOT_MADE: RowFields = (False, ANSWER_READY, None, 0, 0, 0)
 
 
-class Rows:
-    """Makes rows from summaries, sharing their first failures."""
-
-    def __init__(self) -> None:
-        self.failures: dict[tuple, Failure | None] = {}  # by failure_key of the raw or checked failure
-        self.shapes: dict[tuple, RunShape] = {}  # rows' shapes, by shape_key
-
-    def from_summary(self, f: Any, r: int, run_id: str, summary: dict[str, Any]) -> RunEntry | None:
-        """The run's entry from its summary and the scan's counts; None when it needs its events.
-
-        Mirrors :func:`~tracetui.trace.source.entry_from_run` for a complete run (the
-        tests hold the two equal) without building a RunData per run.
-        """
-        get = summary.get
-        metrics, status, ff = get("metrics"), get("status"), get("first_failure")
-        if not metrics or type(metrics) is not dict or not status or not isinstance(status, str):
-            return None  # recovered counted from events, or status derived: done from the parsed run
-        if ff is not None:
-            ff = self.shared(ff, f, run_id)
-            if ff is None:
-                return None  # malformed: derived from the events, as the reader does
-            if status == ANSWER_READY:
-                return None  # a summary that contradicts itself: decided from the parsed run
-            outcome = FAILED
-            status = ff.code if ff.code == status else (_STATUSES.get(status) or intern_name(status))
-        elif status != ANSWER_READY:
-            return None  # a failure claimed without saying where: the events may show it
-        else:
-            outcome, status = READY, ANSWER_READY
-        runs = f.runs
-        model_calls, tool_calls, recovered = metrics.get("model_calls"), metrics.get("tool_calls"), metrics.get("recovered")
-        return RunEntry.of(run_id, f.source, runs.scenario[r], runs.ablation[r], status, outcome, True, ff,
-                           model_calls if type(model_calls) is int else _int(model_calls),
-                           tool_calls if type(tool_calls) is int else _int(tool_calls),
-                           recovered if type(recovered) is int else _int(recovered), runs.nevents[r],
-                           None if type(ff) is DeferredFailure else self.shapes)
-
-    def entries(self, f: Any, rs: list[int], rows: "SummaryRows") -> list[RunEntry | None]:
-        """The entries of runs ``rs`` from their summaries' fields (:func:`summary_rows`, made where the
-        chunk was read), None where a run needs its events; no Python work per run but the row itself."""
-        import numpy as np
-
-        runs = f.runs
-        failures = [self.shared_checked(checked) for checked in rows.failures] + [None]  # [-1]: none
-        statuses = [_STATUSES.get(status) or intern_name(status) for status in rows.statuses]
-        made = rows.made
-        every = all(made)
-        picked = rs if every else list(compress(rs, made))
-        failure = rows.failure if every else list(compress(rows.failure, made))
-        names = list(map(runs.names.__getitem__, picked))
-        ffs = list(map(failures.__getitem__, failure))
-        if any(ff is _PER_RUN for ff in failures):  # beyond the shared ones: each run's reason stays in the file
-            for j in [j for j, ff in enumerate(ffs) if ff is _PER_RUN]:
-                ffs[j] = DeferredFailure(rows.failures[failure[j]], f, names[j])
-        nevents = np.frombuffer(runs.nevents, np.int64)[picked].tolist()
-        columns = (repeat(f.source), map(runs.scenario.__getitem__, picked), map(runs.ablation.__getitem__, picked),
-                   map(statuses.__getitem__, rows.status if every else compress(rows.status, made)),
-                   map(_OUTCOMES.__getitem__, failure), repeat(True))
-        counts = [column if every else list(compress(column, made))
-                  for column in (rows.model_calls, rows.tool_calls, rows.recovered)]
-        keys = list(zip(*columns, map(id, ffs), *counts, nevents))  # shape_key's, made without Python per run
-        shapes = list(map(self.shapes.get, keys))
-        if None in shapes:
-            for j in [j for j, shape in enumerate(shapes) if shape is None]:
-                key = keys[j]
-                shape = RunShape(*key[:6], ffs[j], *key[7:])
-                if len(self.shapes) < MAX_SHARED_SHAPES and type(ffs[j]) is not DeferredFailure:
-                    self.shapes[key] = shape
-                shapes[j] = shape
-        made_rows = map(RunEntry, names, shapes)
-        if every:
-            return list(made_rows)
-        return [next(made_rows) if ok else None for ok in made]
-
-    def shared_checked(self, checked: dict[str, Any]) -> Any:
-        """The shared Failure for a checked first failure; _PER_RUN when no more are shared."""
-        try:
-            key = failure_key(checked)
-            found = self.failures.get(key, _UNSEEN)
-        except TypeError:  # unhashable values: not shared
-            return Failure.of(checked)
-        if found is _UNSEEN:
-            if len(self.failures) >= MAX_SHARED_FAILURES:
-                return _PER_RUN
-            found = self.failures[key] = Failure.of(checked)
-        return found
-
-    def shared(self, failure: Any, f: ReasonSource, run_name: str) -> Failure | None:
-        """The checked first failure (:func:`~tracetui.trace.verdict.checked_failure`: None when
-        malformed), one record per distinct one: 200,000 runs mostly fail in a few hundred ways.
-        Beyond MAX_SHARED_FAILURES distinct ones, each keeps its reason in the file."""
-        try:
-            key = failure_key(failure)
-            found = self.failures.get(key, _UNSEEN)
-        except (AttributeError, TypeError):  # not a dict, or unhashable values: not shared
-            return Failure.of(checked_failure(failure))
-        if found is _UNSEEN:
-            checked = checked_failure(failure)
-            if len(self.failures) < MAX_SHARED_FAILURES:
-                found = self.failures[key] = Failure.of(checked)
-            else:
-                found = None if checked is None else DeferredFailure(checked, f, run_name)
-        return found
-
-
-def _int(value: Any) -> int:
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
-
-
-#: (made, status, checked first failure, model_calls, tool_calls, recovered): what a summary gives its row
-#: (made: whether it gives it alone; else the run's events do)
-SummaryRow = tuple[bool, str, "dict[str, Any] | None", int, int, int]
-_NOT_MADE: SummaryRow = (False, ANSWER_READY, None, 0, 0, 0)
-
-
-def summary_row(summary: Any) -> SummaryRow:
+def row_fields(summary: Any) -> RowFields:
     """The row fields of a summary read with attributes (:class:`~tracetui.trace.index.records.SummaryRead`,
     whose metrics and first failure may be structs, or :class:`~tracetui.trace.index.records.SummaryFields`),
-    exactly as :meth:`Rows.from_summary` reads its dict."""
+    read as :func:`~tracetui.trace.source.entry_from_run` reads the parsed run's."""
     from msgspec.structs import asdict
 
     from tracetui.trace.index.records import UNSET, FirstFailure, Metrics
@@ -191,13 +72,17 @@ def summary_row(summary: Any) -> SummaryRow:
         checked = checked_failure(asdict(ff) if type(ff) is FirstFailure else ff)
         if checked is None:
             return _NOT_MADE  # malformed: derived from the events, as the reader does
-    return (True, status, checked, mc if type(mc) is int else _int(mc), tc if type(tc) is int else _int(tc),
-            rec if type(rec) is int else _int(rec))
+    return True, status, checked, _count(mc), _count(tc), _count(rec)
+
+
+def _count(value: Any) -> int:
+    """A count as the run list shows it: a non-negative int, else 0 (a bool, a float, a string…)."""
+    return value if type(value) is int and value >= 0 else 0
 
 
 @dataclass(slots=True)
-class SummaryRows:
-    """The row fields of a chunk's summaries (:func:`summary_row`), made without the scan's state (in the
+class ChunkRows:
+    """The row fields of a chunk's summaries (:func:`row_fields`), made without the scan's state (in the
     worker process, when one prepares the chunk) and sent as a few lists.
 
     Per summary: ``made``; ``status``: a number in ``statuses``; ``failure``: a number in ``failures``
@@ -214,7 +99,7 @@ class SummaryRows:
     recovered: list[int]
 
     @classmethod
-    def of(cls, rows: list[SummaryRow]) -> "SummaryRows":
+    def of(cls, rows: list[RowFields]) -> "ChunkRows":
         """The rows' fields as columns, their statuses and first failures numbered (a failure once per
         object: summaries read alike share theirs, :mod:`.items`)."""
         made, statuses, failures, model_calls, tool_calls, recovered = map(list, zip(*rows)) if rows else ([],) * 6
@@ -226,3 +111,88 @@ class SummaryRows:
         return cls(made, list(map(status_numbers.__getitem__, statuses)), list(status_numbers),
                    list(map(numbers.__getitem__, map(id, failures))), list(distinct.values()),
                    model_calls, tool_calls, recovered)
+
+
+def failure_key(failure: Any) -> Any:
+    """What tells first failures apart for sharing: their items with each value's type, since
+    ``1``, ``1.0`` and ``true`` are equal in Python yet not alike to the verdict rule (TypeError:
+    unhashable values, not shared)."""
+    return tuple([(k, v, type(v)) for k, v in failure.items()])
+
+
+class RowMaker:
+    """Makes one source's run-list rows from summaries, sharing first failures and shapes."""
+
+    def __init__(self) -> None:
+        self.failures: dict[tuple, Failure] = {}  # by failure_key of the checked failure
+        self.shapes: dict[tuple, RunShape] = {}  # rows' shapes, by shape_key
+
+    def shared_failure(self, checked: dict[str, Any]) -> tuple[Failure | None, bool]:
+        """(the Failure to show for a checked first failure, whether it is shared): None when no more
+        are shared (each run's row then keeps its reason in the file); not shared when a value is
+        unhashable (a list, an object)."""
+        try:
+            key = failure_key(checked)
+            found = self.failures.get(key)
+        except TypeError:
+            return Failure.of(checked), False
+        if found is None:
+            if len(self.failures) >= MAX_SHARED_FAILURES:
+                return None, False
+            found = self.failures[key] = Failure.of(checked)
+        return found, True
+
+    def from_summary(self, f: Any, r: int, run_id: str, summary: dict[str, Any]) -> RunEntry | None:
+        """Run ``r``'s row from its summary (a dict) and the scan's counts; None when it needs its events.
+        The tests hold it equal to :func:`~tracetui.trace.source.entry_from_run` of the parsed run."""
+        from tracetui.trace.index.records import SummaryFields
+
+        get = summary.get
+        made, status, checked, model_calls, tool_calls, recovered = row_fields(
+            SummaryFields(None, None, get("status"), get("metrics"), get("first_failure")))
+        if not made:
+            return None
+        failure, shared = self.shared_failure(checked) if checked is not None else (None, True)
+        if checked is not None and failure is None:
+            failure = DeferredFailure(checked, f, run_id)
+        runs = f.runs
+        fields = (f.source, runs.scenario[r], runs.ablation[r], _STATUSES.get(status) or intern_name(status),
+                  FAILED if checked is not None else READY, True, failure, model_calls, tool_calls, recovered,
+                  runs.nevents[r])
+        return RunEntry(run_id, shared_shape(self.shapes, fields) if shared else RunShape(*fields))
+
+    def entries(self, f: Any, rs: list[int], rows: ChunkRows) -> list[RunEntry | None]:
+        """The rows of runs ``rs`` from their summaries' fields, None where a run needs its events;
+        no Python work per run but for a row's shape seen for the first time."""
+        import numpy as np
+
+        runs = f.runs
+        looked = [self.shared_failure(checked) for checked in rows.failures] + [(None, True)]  # [-1]: none
+        failures, shared = [ff for ff, _ in looked], [ok for _, ok in looked]
+        statuses = [_STATUSES.get(status) or intern_name(status) for status in rows.statuses]
+        made = rows.made
+        every = all(made)
+        picked = rs if every else list(compress(rs, made))
+        failure = rows.failure if every else list(compress(rows.failure, made))
+        names = list(map(runs.names.__getitem__, picked))
+        ffs = list(map(failures.__getitem__, failure))
+        if any(ff is None for ff in failures[:-1]):  # beyond the shared ones: each run's reason stays in the file
+            for j in [j for j, number in enumerate(failure) if number >= 0 and ffs[j] is None]:
+                ffs[j] = DeferredFailure(rows.failures[failure[j]], f, names[j])
+        nevents = np.frombuffer(runs.nevents, np.int64)[picked].tolist()
+        columns = (repeat(f.source), map(runs.scenario.__getitem__, picked), map(runs.ablation.__getitem__, picked),
+                   map(statuses.__getitem__, rows.status if every else compress(rows.status, made)),
+                   map(_OUTCOMES.__getitem__, failure), repeat(True))
+        counts = [column if every else list(compress(column, made))
+                  for column in (rows.model_calls, rows.tool_calls, rows.recovered)]
+        keys = list(zip(*columns, map(id, ffs), *counts, nevents))  # shape_key's, made without Python per run
+        shapes = list(map(self.shapes.get, keys))
+        if None in shapes:
+            for j in [j for j, shape in enumerate(shapes) if shape is None]:
+                key = keys[j]
+                fields = (*key[:6], ffs[j], *key[7:])
+                shapes[j] = shared_shape(self.shapes, fields) if shared[failure[j]] else RunShape(*fields)
+        made_rows = map(RunEntry, names, shapes)
+        if every:
+            return list(made_rows)
+        return [next(made_rows) if ok else None for ok in made]

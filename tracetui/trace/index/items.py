@@ -4,7 +4,7 @@ read, so that a worker process (:mod:`.parallel`) does it while this one links.
 Bulk linking (:mod:`.bulk`) takes a chunk whose lines are all fast or blank. Its *items*
 (:mod:`.classify`) and their run ids, the checks that need no run table (a run line is the
 first item of its id in the chunk, a summary the last), the run lines' scenario and ablation,
-and each summary's run-list fields (:func:`~tracetui.trace.index.entries.summary_row`) are
+and each summary's run-list fields (:func:`~tracetui.trace.index.entries.row_fields`) are
 found here; what depends on the scan so far (which ids are new, which runs ended) is left to
 the linking. None means the chunk needs the exact per-line path, whatever the scan found before.
 """
@@ -18,7 +18,8 @@ import numpy as np
 
 from tracetui.trace import limits
 from tracetui.trace.index.classify import RUN, SUMMARY, per_line
-from tracetui.trace.index.entries import SummaryRow, SummaryRows, summary_row
+from tracetui.trace.index.entries import ChunkRows, RowFields, row_fields
+from tracetui.trace.index.memo import RUN_HEADS, SUMMARY_TAILS
 
 _ALL_DIGITS8 = np.frombuffer(b"\x01" * 8, np.uint64)[0]
 _REC, _RUN_ID = attrgetter("rec"), attrgetter("run_id")
@@ -31,7 +32,7 @@ class ChunkItems:
 
     ``starts``/``ends``/``events``: each item's first line, the line after its last, its event
     lines; ``byte_starts``/``byte_ends``: where its lines begin and end (their line ends included) in
-    the chunk's bytes; ``first_kind``/``last_kind``: the kind of its first and last line; ``keys``: its run
+    the chunk's bytes; ``last_kind``: the kind of its last line; ``keys``: its run
     id; ``at_run``/``at_summary``: the items that open with a run line / close with a summary;
     ``run_fields``: (scenarios, ablations) of the ``at_run`` items' run lines (empty in strict
     mode, which shows neither); ``rows``: the ``at_summary`` items' run-list fields (not in strict
@@ -45,7 +46,6 @@ class ChunkItems:
     events: Any
     byte_starts: Any
     byte_ends: Any
-    first_kind: Any
     last_kind: Any
     keys: list[str]
     at_run: Any
@@ -82,7 +82,7 @@ def chunk_items(buf: bytes, chunk: Any, validation: Any, size: int) -> ChunkItem
     summary_lines = ite[at_summary] - 1
     starts = chunk.starts
     byte_ends = np.where(ite < n, starts[np.minimum(ite, n - 1)], size) if n else ite
-    items = ChunkItems(n, m, its, ite, events, starts[its], byte_ends, first_kind, last_kind, keys, at_run,
+    items = ChunkItems(n, m, its, ite, events, starts[its], byte_ends, last_kind, keys, at_run,
                        at_summary, ([], []))
     if validation is not None:  # validated: only a version that needs a warning matters (a check shows no scenario)
         if validation.odd_versions and not validation.odd_versions.isdisjoint(its[at_run].tolist()):
@@ -92,48 +92,36 @@ def chunk_items(buf: bytes, chunk: Any, validation: Any, size: int) -> ChunkItem
             return None
         return items
     run_fields = _run_fields(buf, chunk, its[at_run])
-    rows = _summary_rows(buf, chunk, summary_lines, summary_keys)
+    rows = _row_fields_of_summaries(buf, chunk, summary_lines, summary_keys)
     if run_fields is None or rows is None:
         return None
     items.run_fields = run_fields
-    items.rows = SummaryRows.of(rows)
+    items.rows = ChunkRows.of(rows)
     return items
 
 
-#: a summary line's bytes after its run id -> its row fields: runs of a trace mostly end alike, so most
-#: summaries are neither decoded nor judged again (cleared when full: a trace's later runs may end otherwise)
-_ROWS: dict[bytes, SummaryRow] = {}
-MAX_REMEMBERED_ROWS = 8192
-
-
-def _summary_rows(buf: bytes, chunk: Any, lines: Any, keys: list[str]) -> list[SummaryRow] | None:
-    """The row fields of each summary line (:func:`.entries.summary_row`); None when one needs the
+def _row_fields_of_summaries(buf: bytes, chunk: Any, lines: Any, keys: list[str]) -> list[RowFields] | None:
+    """The row fields of each summary line (:func:`.entries.row_fields`); None when one needs the
     per-line path.
 
-    A line's fields depend only on its bytes after the run id when those do not give the run id
-    again (the prefix's is then the one read), so such lines are remembered by those bytes.
+    A line's fields depend only on its bytes after the run id unless those give the run id again
+    (then the last one counts, not the prefix's): lines whose tail holds no ``run_id`` and no escape
+    (``run\u005fid`` is ``run_id`` too) are remembered by it.
     """
-    rests = list(map(buf.__getitem__, map(slice, chunk.id_end[lines].tolist(), chunk.ends[lines].tolist())))
-    found: list[Any] = list(map(_ROWS.get, rests))
+    tails = list(map(buf.__getitem__, map(slice, chunk.id_end[lines].tolist(), chunk.ends[lines].tolist())))
+    found: list[Any] = list(map(SUMMARY_TAILS.table.get, tails))
     if None not in found:
         return found
     missing = [j for j, row in enumerate(found) if row is None]
     decoded = _summaries(buf, chunk, lines[missing], [keys[j] for j in missing])
     if decoded is None:
         return None
-    if len(_ROWS) + len(missing) > MAX_REMEMBERED_ROWS:
-        _ROWS.clear()
     for j, summary in zip(missing, decoded):
-        row = found[j] = summary_row(summary)
-        if b"run_id" not in rests[j]:
-            _ROWS[rests[j]] = row
+        row = found[j] = row_fields(summary)
+        tail = tails[j]
+        if b"run_id" not in tail and b"\\" not in tail:
+            SUMMARY_TAILS.remember(tail, row)
     return found
-
-
-#: a run line's first bytes after its run id -> (version, scenario, ablation) read from them by the
-#: writer's layout (when the layout ends within them): run lines of a trace mostly begin alike
-_RUN_HEADS: dict[bytes, tuple[bytes, Any, Any]] = {}
-_RUN_HEAD_BYTES = 192
 
 
 def _run_fields(buf: bytes, chunk: Any, lines: Any) -> tuple[list[Any], list[Any]] | None:
@@ -144,11 +132,10 @@ def _run_fields(buf: bytes, chunk: Any, lines: Any) -> tuple[list[Any], list[Any
     if not len(lines):
         return [], []
     starts, ends = chunk.id_end[lines].tolist(), chunk.ends[lines].tolist()
-    heads = list(map(buf.__getitem__, map(slice, starts, [min(s + _RUN_HEAD_BYTES, e) for s, e in zip(starts, ends)])))
-    found: list[Any] = list(map(_RUN_HEADS.get, heads))
+    size = RUN_HEADS.key_bytes
+    heads = list(map(buf.__getitem__, map(slice, starts, [min(s + size, e) for s, e in zip(starts, ends)])))
+    found: list[Any] = list(map(RUN_HEADS.table.get, heads))
     if None in found:
-        if len(_RUN_HEADS) > MAX_REMEMBERED_ROWS:
-            _RUN_HEADS.clear()
         for j in [j for j, fields in enumerate(found) if fields is None]:
             m = RUN_LAYOUT(buf, starts[j], ends[j])
             if m is None:
@@ -156,7 +143,7 @@ def _run_fields(buf: bytes, chunk: Any, lines: Any) -> tuple[list[Any], list[Any
             version, scenario, ablation = m.group(1, 2, 3)
             found[j] = (version, _names((scenario,))[0], _names((ablation,))[0])
             if m.end() < starts[j] + len(heads[j]):  # the layout ended before the bytes remembered did
-                _RUN_HEADS[heads[j]] = found[j]
+                RUN_HEADS.remember(heads[j], found[j])
     versions, scenarios, ablations = map(list, zip(*found))
     if versions.count(CURRENT_VERSION) != len(versions):
         return None

@@ -11,13 +11,20 @@ ahead once it has started. Whenever the range to link next is the worker's and n
 process prepares the next range nobody has taken instead of waiting; when it has taken its share
 ahead, it waits for the worker no longer than it takes to prepare a range itself, then prepares the
 range here and drops the worker's late copy. So a slow, stalled or dead worker costs little, and one
-late :data:`MAX_LATE` times in a row is stopped. A range prepared by the worker is checked against
-the bytes this process reads (its line ends must be where the worker found them) and prepared again
-here when the file changed in between. The output never depends on the worker.
+late :data:`MAX_LATE` times in a row is stopped.
+
+A step linked in bulk needs only what the worker read from its bytes (:mod:`.items`), so they are
+not read here again when the file is as the worker saw it: the same size, times and inode right
+after its read as before it, and now, and the same checksums of a few windows of them. Otherwise
+they are read, and the step's line ends must be where the worker found them; if not, the range is
+prepared again here. A step whose linking needs the per-line path is prepared again here when the
+worker sent it without its lines' classification (it keeps them for a chunk whose ids hold ``#``).
+The output never depends on the worker.
 
 Used only where it pays: a file of :data:`PARALLEL_MIN_BYTES` or more read to its end (not followed,
-not standard input), a processor this process may use idle beside it, and ``TRACETUI_WORKER`` not
-``off``.
+not standard input), two processors this process may use, ``TRACETUI_WORKER`` not ``off``; and the
+worker is started only once the first ranges show a processor idle beside this one
+(:class:`IdleSample`).
 """
 from __future__ import annotations
 
@@ -26,13 +33,14 @@ import pickle
 import struct
 import sys
 import time
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
 from tracetui.trace.index.lines import FileLines
 from tracetui.trace.index.scanner import Scanner
-from tracetui.trace.index.steps import PAD, BytesNotRead, Prepared, prepare
+from tracetui.trace.index.steps import PAD, NotSentWhole, Prepared, prepare
 
 #: files smaller than this many chunks, or than this many bytes, are scanned in one process: a worker
 #: takes ~0.15 s to start, and a file of 32 MiB is scanned in about that
@@ -52,9 +60,9 @@ SWITCH = "TRACETUI_WORKER"
 
 
 def in_parallel(scanner: Scanner, chunk_bytes: int) -> Iterator[int] | None:
-    """The scan's steps, prepared by this process and a worker process while this one links them.
-    None where that is not worth it or not possible (a small file, a file still growing or spooled
-    from standard input, one usable CPU, a busy machine, no interpreter to start, switched off)."""
+    """The scan's steps, prepared by this process and a worker process while this one links them (the
+    worker started only beside an idle processor). None where that is not worth it or not possible (a
+    small file, a file still growing or spooled from standard input, one usable CPU, switched off)."""
     lines = scanner.lines
     if (os.name != "posix" or lines.pos  # (descriptors are handed to the worker as POSIX does)
             or lines.size < max(PARALLEL_MIN_CHUNKS * chunk_bytes, PARALLEL_MIN_BYTES)
@@ -437,8 +445,9 @@ def _parallel_steps(scanner: Scanner, chunk_bytes: int, split: dict[str, int] | 
 def _linked(scanner: Scanner, steps: list[Prepared], again: Callable[[], list[Prepared]],
             split: dict[str, int]) -> Iterator[int]:
     """Link a range's steps; when they no longer fit the file (it changed after they were prepared:
-    they start elsewhere than the scan has reached, or the bytes are not those the worker read), the
-    rest of the range is prepared again here, from where the scan is."""
+    they start elsewhere than the scan has reached, or the bytes are not those the worker read), or
+    one needs the lines' classification the worker did not send, the rest of the range is prepared
+    again here, from where the scan is."""
     lines = scanner.lines
     for prepared in steps:
         if prepared.start != lines.pos or not _same_bytes(lines, prepared):
@@ -447,23 +456,40 @@ def _linked(scanner: Scanner, steps: list[Prepared], again: Callable[[], list[Pr
             return
         try:
             yield from scanner.prepared_steps(iter((prepared,)))
-        except BytesNotRead:  # the per-line path: it reads the step (nothing was linked yet)
-            if prepared.chunk is None or not _still_there(lines, prepared):  # (sent without its lines)
+        except NotSentWhole:  # the per-line path (nothing of the step was linked yet)
+            if prepared.chunk is None or not _still_there(lines, prepared):
                 split["again"] += 1
                 yield from scanner.prepared_steps(iter(again()))
                 return
             yield from scanner.prepared_steps(iter((prepared,)))
 
 
+@dataclass
+class WorkerRead:
+    """How the worker read a step's bytes, so that this process can tell whether the file still holds
+    them without reading them all again."""
+
+    seen: tuple[int, ...] | None  # the file's size, times and inode after the read, if the same as before it
+    fingerprint: tuple[int, ...]  # checksums of a few windows of the bytes
+    line_ends: Any  # where its lines end (the classification's, sent without it)
+
+
 #: windows of a step's bytes the worker sends checksums of, and their size
 _WINDOWS, _WINDOW_BYTES = 8, 64
 
 
-def _fingerprint(prepared: Prepared) -> tuple[int, ...]:
-    """In the worker: checksums of a few windows of a step's bytes, spread over it, its end included."""
+def _file_state(fd: int) -> tuple[int, ...]:
+    """What changes when a file is written, replaced or truncated (times in nanoseconds)."""
+    st = os.fstat(fd)
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
+
+
+def _worker_read(prepared: Prepared, seen: tuple[int, ...] | None) -> WorkerRead:
+    """In the worker: how it read a step (``seen``: the file's state, when it did not change meanwhile)."""
     import zlib
 
-    return tuple(zlib.crc32(prepared.buf[at:at + _WINDOW_BYTES]) for at in _windows(prepared.size))
+    fingerprint = tuple(zlib.crc32(prepared.buf[at:at + _WINDOW_BYTES]) for at in _windows(prepared.size))
+    return WorkerRead(seen, fingerprint, prepared.chunk.ends)
 
 
 def _windows(size: int) -> list[int]:
@@ -471,27 +497,29 @@ def _windows(size: int) -> list[int]:
 
 
 def _same_bytes(lines: FileLines, prepared: Prepared) -> bool:
-    """Whether a step the worker prepared still fits the file: its windows' checksums (a step linked in
-    bulk needs none of its bytes here, so they are not read), else its line ends (:func:`_still_there`)."""
-    if prepared.buf or (prepared.chunk is None and not prepared.fingerprint):  # read here, or no lines
+    """Whether a step the worker prepared still fits the file. Not read again when the file is as the
+    worker saw it (its state, and its windows' checksums); else read, and its line ends checked."""
+    sent = prepared.worker_read
+    if prepared.buf or sent is None:  # read here, or no lines
         return True
-    if not prepared.fingerprint:
-        return _still_there(lines, prepared)
-    import zlib
+    if sent.seen is not None and sent.seen == _file_state(lines.fd):  # type: ignore[arg-type]
+        import zlib
 
-    windows = _windows(prepared.size)
-    return len(windows) == len(prepared.fingerprint) and all(
-        zlib.crc32(lines.read(prepared.base + at, min(_WINDOW_BYTES, prepared.size - at))) == crc
-        for at, crc in zip(windows, prepared.fingerprint))
+        windows = _windows(prepared.size)
+        if len(windows) == len(sent.fingerprint) and all(
+                zlib.crc32(lines.read(prepared.base + at, min(_WINDOW_BYTES, prepared.size - at))) == crc
+                for at, crc in zip(windows, sent.fingerprint)):
+            return True
+    return _still_there(lines, prepared)
 
 
 def _still_there(lines: FileLines, prepared: Prepared) -> bool:
-    """Read the bytes of a step prepared by the worker (it sends their classification, not them) and
+    """Read the bytes of a step prepared by the worker (it sends what it read from them, not them) and
     check that its lines still end where it found them."""
-    if prepared.chunk is None or prepared.buf:
+    if prepared.worker_read is None or prepared.buf:
         return True
     prepared.buf = lines.read(prepared.base, min(prepared.base + prepared.size + PAD, lines.size) - prepared.base)
-    ends = prepared.chunk.ends
+    ends = prepared.worker_read.line_ends
     ends = ends[ends < prepared.size]
     return bool((np.frombuffer(prepared.buf, np.uint8)[ends] == 0x0A).all())
 
@@ -533,12 +561,16 @@ def serve(asks: Any, answers: int, config: dict[str, Any]) -> None:
             if k is None:
                 return
             try:
+                before = _file_state(lines.fd)  # type: ignore[arg-type]
                 steps: Any = _prepare_range(lines, k, chunk_bytes, size, strict)
+                after = _file_state(lines.fd)  # type: ignore[arg-type]
                 for prepared in steps:
-                    if prepared.chunk is not None:
-                        prepared.fingerprint = _fingerprint(prepared)
-                        if prepared.items is not None and prepared.validation is None:
-                            prepared.chunk = None  # linked in bulk from its items alone (else prepared again here)
+                    if prepared.chunk is None:
+                        continue
+                    prepared.worker_read = _worker_read(prepared, after if after == before else None)
+                    items = prepared.items
+                    if items is not None and items.rows is not None and "#" not in "".join(items.keys):
+                        prepared.chunk = None  # linked in bulk from its items alone, most likely
             except Exception as exc:  # noqa: BLE001 - said to the scanning process, which prepares it itself
                 steps = f"range {k}: {exc}"
             _send_answer(answers, steps)

@@ -15,7 +15,7 @@ from operator import is_not
 from typing import Any
 
 from tracetui.trace.index.changes import REWRITTEN, Change, TraceChanged
-from tracetui.trace.index.entries import Rows, SummaryRows
+from tracetui.trace.index.entries import ChunkRows, RowMaker
 from tracetui.trace.index.files import FileIndex
 from tracetui.trace.index.scanner import Scanner
 from tracetui.trace.reader import Problem, RunData, parse_line
@@ -31,7 +31,7 @@ class Publishing:
     """The sink half of :class:`.source.IndexedSource` (which sets the attributes below)."""
 
     _files: list[FileIndex]
-    _rows: Rows
+    _row_maker: RowMaker
     _entries: list[RunEntry]
     _unlisted: list[RunEntry]
     _problems: list[Problem]
@@ -47,7 +47,7 @@ class Publishing:
         f = self._files[scan.lines.source]
         runs = f.runs
         if entry is _UNMADE:
-            entry = self._rows.from_summary(f, r, runs.names[r], summary)
+            entry = self._row_maker.from_summary(f, r, runs.names[r], summary)
         if runs.pub[r] >= 0:  # listed while it was being written: now it is complete
             f.grown.add(r)
             if entry is not None:
@@ -58,13 +58,13 @@ class Publishing:
             self._unlisted.append(entry)
             f.runs_found += 1
 
-    def rows_ended(self, scan: Scanner, rs: list[int], rows: SummaryRows) -> None:
+    def rows_ended(self, scan: Scanner, rs: list[int], rows: ChunkRows) -> None:
         """:meth:`run_ended` for the runs of a chunk linked in bulk, in order, from their summaries' fields."""
         import numpy as np
 
         f = self._files[scan.lines.source]
         pub = f.runs.pub
-        entries = self._rows.entries(f, rs, rows)
+        entries = self._row_maker.entries(f, rs, rows)
         unlisted = self._unlisted
         listed = np.frombuffer(pub, np.int64)
         if not (listed[rs] >= 0).any() and all(map(is_not, entries, repeat(None))):  # all new rows: listed at once

@@ -30,13 +30,14 @@ import orjson
 
 from tracetui.trace import limits
 from tracetui.trace.format import version_problem
+from tracetui.trace.index.changes import REWRITTEN, Change, TraceChanged
 from tracetui.trace.index.layout import CURRENT_VERSION as _CURRENT_VERSION
 from tracetui.trace.index.layout import RUN_LAYOUT as _RUN_LAYOUT
 from tracetui.trace.index.layout import summary_of
 from tracetui.trace.index.lines import FileLines
 from tracetui.trace.index.runs import _INTERNED_BYTES as _INTERNED
 from tracetui.trace.index.runs import RunTable, intern_bytes, intern_name
-from tracetui.trace.index.steps import BytesNotRead, Prepared, prepare
+from tracetui.trace.index.steps import NotSentWhole, Prepared, prepare
 from tracetui.trace.reader import LongLine, parse_line, record_warning
 
 
@@ -51,6 +52,11 @@ class Sink(Protocol):
 
     def problem(self, scan: "Scanner", line: int, message: str) -> None:
         """A line that is not a record (or a record read with a warning)."""
+
+    def rows_ended(self, scan: "Scanner", rs: list[int], rows: Any) -> None:
+        """Runs ``rs`` of a chunk linked in bulk read their summaries, whose run-list fields are ``rows``
+        (:class:`~tracetui.trace.index.entries.ChunkRows`): not strict scans only. A strict scan's sink
+        gets ``runs_ended(scan, rs, summaries)`` when it has it, else ``run_ended`` for each."""
 
 
 class Scanner:
@@ -80,8 +86,9 @@ class Scanner:
             yield consumed
 
     def prepared_steps(self, steps: Iterator[Prepared]) -> Iterator[int]:
-        """Apply steps prepared elsewhere, in order, their bytes read (:mod:`.parallel` reads a worker's
-        steps and checks them against the file before it hands them on)."""
+        """Apply steps prepared elsewhere, in order (:mod:`.parallel` checks a worker's steps against the
+        file before it hands them on). NotSentWhole when one needs what the worker did not send (its
+        bytes, its lines' classification): nothing of that step is linked yet."""
         f = self.lines
         for prepared in steps:
             if prepared.start != f.pos:  # pragma: no cover - a broken pipeline
@@ -118,8 +125,8 @@ class Scanner:
 
         if link_in_bulk(self, base, chunk, validation, items):
             return
-        if not buf and size:
-            raise BytesNotRead()
+        if chunk is None or (not buf and size):
+            raise NotSentWhole()
         self.validation = validation
         first = self.lines.lineno + 1  # line number of the chunk's line 0
         starts, ends, kinds, id_start, id_end = chunk.lists()
@@ -142,7 +149,7 @@ class Scanner:
                 continue
             # the common item: [run line] events… [summary] of one run, linked at once; anything
             # unusual goes line by line
-            key = buf[id_start[s]:id_end[s]].decode("utf-8")  # (a fast line is valid UTF-8)
+            key = self._run_id(buf, id_start[s], id_end[s])
             r = ids.get(key)
             if (r is None and "#" in key) or (r is not None and (r < 0 or (k0 == RUN and head[r] >= 0))):
                 self._lines(buf, base, chunk, s, e, first, size)
@@ -219,6 +226,14 @@ class Scanner:
                 sink.run_grew(self, r)
         self.lines.lineno = first - 1 + n
 
+    def _run_id(self, buf: bytes, start: int, end: int) -> str:
+        """A fast line's run id. It was valid UTF-8 where the line was classified: when not here, the
+        worker classified bytes that have changed since (TraceChanged)."""
+        try:
+            return buf[start:end].decode("utf-8")
+        except UnicodeDecodeError:
+            raise TraceChanged(Change(self.lines.path, REWRITTEN)) from None
+
     def _version(self, version: bytes, line: int) -> None:
         warning = version_problem(int(version))
         if warning:
@@ -246,7 +261,7 @@ class Scanner:
         after = base + (starts[i + 1] if i + 1 < chunk.n else size)
         runs = self.runs
         if kind:
-            key = buf[id_start[i]:id_end[i]].decode("utf-8")  # (a fast line is valid UTF-8)
+            key = self._run_id(buf, id_start[i], id_end[i])
             m = summary = None
             if kind == RUN:
                 m = _RUN_LAYOUT(buf, id_end[i], end)
@@ -298,15 +313,14 @@ class Scanner:
         """A parsed, checked record: link its line to its run; a summary ends the run."""
         runs = self.runs
         run_id = obj["run_id"]
-        key = run_id
-        r = runs.ids.get(key)
+        r = runs.ids.get(run_id)
         rec = obj["rec"]
         if r is None:
-            r = runs.new_run(key, None)
+            r = runs.new_run(run_id, None)
         elif r < 0:
-            r = runs.new_run(key, ~r)
+            r = runs.new_run(run_id, ~r)
         elif rec == "run" and runs.head[r] >= 0 and self._has_run_line(r):
-            r = runs.new_run(key, r)
+            r = runs.new_run(run_id, r)
         seq_problem = self._seq(r, obj["seq"]) if self.strict and rec == "event" else None
         self._link(r, start, end, lineno)
         if rec == "event":
@@ -323,7 +337,7 @@ class Scanner:
             if warning:
                 self.sink.problem(self, lineno, warning)
         else:
-            self._ended(key, r, obj)
+            self._ended(run_id, r, obj)
             return
         if runs.pub[r] >= 0:
             self.sink.run_grew(self, r)

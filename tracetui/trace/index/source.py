@@ -24,8 +24,9 @@ from typing import Any, Iterator, Sequence
 
 from tracetui.trace import limits
 from tracetui.trace.index.changes import Change, TraceChanged
-from tracetui.trace.index.entries import Rows
+from tracetui.trace.index.entries import RowMaker
 from tracetui.trace.index.files import FileIndex, Input
+from tracetui.trace.index.memo import forget as forget_lines_read
 from tracetui.trace.index.lines import FileLines
 from tracetui.trace.index.runs import RunTable
 from tracetui.trace.index.publishing import Publishing
@@ -120,7 +121,7 @@ class IndexedSource(Publishing):
         self._lazy: dict[tuple[int, int], Problem] = {}  # found by load(): (file, line) -> problem
         self._validated: set[tuple[int, int]] = set()  # (file, run) fully parsed once the file was done
         self._order = {path: n for n, path in enumerate(self.paths)}
-        self._rows = Rows()
+        self._row_maker = RowMaker()
         self._scan_lock = threading.Lock()
         self._lock = threading.Lock()  # guards swapping the entry list and the load-time problems
         self.bytes_total = sum(f.lines.size for f in files)
@@ -225,6 +226,7 @@ class IndexedSource(Publishing):
             yield self._progress(done=True)
         finally:
             gc.unfreeze()
+            forget_lines_read()
             self._scan_lock.release()
 
     def _scan_file(self, f: FileIndex, step: int) -> Iterator[ScanProgress]:

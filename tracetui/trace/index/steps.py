@@ -30,9 +30,11 @@ MAX_LINES_PER_STEP = 1 << 16
 class Prepared:
     """A step read and classified, ready to be linked: bytes [start, end) of the file.
 
-    Pickled without its bytes (``__getstate__``): a worker process sends the classification;
-    the scan reads the bytes again (they are in the page cache) only when linking needs them
-    (:class:`BytesNotRead`)."""
+    Pickled without its bytes (``__getstate__``): a worker process sends what linking needs (its
+    items; its classification too, unless bulk linking is all it should need) and how it read the
+    bytes (``worker_read``, :class:`~tracetui.trace.index.parallel.WorkerRead`); the scan reads the
+    bytes again (they are in the page cache) only to check them or when linking needs them
+    (:class:`NotSentWhole`)."""
 
     start: int
     end: int  # == start: nothing to do yet (a line is still being written)
@@ -43,16 +45,16 @@ class Prepared:
     validation: Any = None
     items: Any = None  # what bulk linking needs that the chunk alone decides (None: the per-line path)
     too_long: int | None = None  # a line over the limit: its length (reported, never held)
-    fingerprint: tuple[int, ...] = ()  # from a worker: checksums of a few windows of its bytes (:mod:`.parallel`)
+    worker_read: Any = None  # prepared by the worker: how it read the bytes (:mod:`.parallel`)
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "buf": b""}
 
 
 
-class BytesNotRead(Exception):
-    """Linking a step prepared elsewhere needs its bytes, which were not read here (nothing was changed:
-    read them and link it again)."""
+class NotSentWhole(Exception):
+    """Linking a step the worker prepared needs what it did not send: its bytes (not read here) or its
+    lines' classification (not sent). Nothing was linked yet: complete it and link it again."""
 
 
 def prepare(lines: FileLines, strict: bool, start: int, size: int, chunk_bytes: int, final: bool) -> Prepared:
