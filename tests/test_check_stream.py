@@ -219,6 +219,36 @@ def test_a_worker_is_isolated_from_the_current_directory(tmp_path, monkeypatch, 
     assert not list(trap.rglob("*.ran"))
 
 
+def test_a_dead_worker_pipe_is_never_read_again(tmp_path):
+    """A worker that died is stopped and its pipe closed; its number may be given to the next file opened
+    (a thread of the explorer may open one meanwhile), which must never be read as the worker's answers."""
+    import signal
+
+    from tracetui.trace.index import parallel
+    from tracetui.trace.index.lines import FileLines
+
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"rec":"event","run_id":"a","seq":1}\n' * 1000)
+    lines = FileLines(0, str(path), path.stat().st_size, fd=os.open(path, os.O_RDONLY), by_name=False)
+    opened: list[int] = []
+    try:
+        worker = parallel._Worker(lines, 4096, False)
+        assert worker.has_started(wait=True)
+        pipe = worker.inbox.fd
+        worker.process.send_signal(signal.SIGKILL)
+        worker.process.wait()
+        assert worker.ready() is False and not worker.alive  # end of file: stopped
+        while pipe not in opened and len(opened) < 64:
+            opened.append(os.open(path, os.O_RDONLY))
+        assert pipe in opened  # the number is another file's now
+        assert worker.ready(0.05) is False
+        assert all(os.lseek(other, 0, os.SEEK_CUR) == 0 for other in opened)  # nothing read from it
+    finally:
+        for other in opened:
+            os.close(other)
+        lines.close()
+
+
 @pytest.mark.parametrize("sent", ["classification", "items"])
 def test_a_range_the_file_changed_under_is_prepared_again(tmp_path, sent):
     """A step the worker prepared is taken as it is only while the file is as the worker saw it (its

@@ -18,7 +18,8 @@ not read here again when the file is as the worker saw it: the same size, times 
 after its read as before it, and now, and the same checksums of a few windows of them. Otherwise
 they are read, and the step's line ends must be where the worker found them; if not, the range is
 prepared again here. A step whose linking needs the per-line path is prepared again here when the
-worker sent it without its lines' classification (it keeps them for a chunk whose ids hold ``#``).
+worker sent it without its lines' classification (it keeps it for a chunk whose ids hold ``#``; a
+run id repeated after its run ended, which only this process can tell, costs that step's work).
 The output never depends on the worker.
 
 Used only where it pays: a file of :data:`PARALLEL_MIN_BYTES` or more read to its end (not followed,
@@ -329,6 +330,8 @@ class _Worker:
 
     def ready(self, wait: float = 0) -> bool:
         """Whether the oldest asked range's steps are here, whole (a worker gone: stopped, not ready)."""
+        if not self.alive:  # (its pipe is closed, and the number may be another file's by now)
+            return False
         try:
             return self.inbox.poll(wait)
         except (OSError, EOFError):
@@ -355,6 +358,7 @@ class _Worker:
             os.close(self.inbox.fd)
         except OSError:
             pass
+        self.inbox.fd = -1  # never read again: the number may be given to another file
         process, self.process = self.process, None
         if process is not None and process.poll() is None:  # reaped beside the scan, which need not wait
             import threading
@@ -488,7 +492,8 @@ def _worker_read(prepared: Prepared, seen: tuple[int, ...] | None) -> WorkerRead
     """In the worker: how it read a step (``seen``: the file's state, when it did not change meanwhile)."""
     import zlib
 
-    fingerprint = tuple(zlib.crc32(prepared.buf[at:at + _WINDOW_BYTES]) for at in _windows(prepared.size))
+    size = prepared.size
+    fingerprint = tuple(zlib.crc32(prepared.buf[at:min(at + _WINDOW_BYTES, size)]) for at in _windows(size))
     return WorkerRead(seen, fingerprint, prepared.chunk.ends)
 
 
