@@ -31,8 +31,10 @@ def reference_check(path: str, as_json: bool) -> tuple[str, str, int]:
     """(stdout, stderr, exit code) of ``check`` reading the trace whole."""
     try:
         trace = read_trace(path)
-    except TraceReadError as exc:
-        return "", f"error: {exc}\n", 2
+    except TraceReadError as exc:  # (the first lines that are not records say why)
+        shown = "".join(f"line {p.line}: {printable(p.message)}\n" for p in exc.problems[:5])
+        more = len(exc.problems) - 5
+        return "", shown + (f"… and {more} more problem line(s)\n" if more > 0 else "") + f"error: {exc}\n", 2
     verdicts = [run.verdict() for run in trace.runs.values()]
     code = 0 if all(v["ready"] for v in verdicts) and not trace.problems else 1
     if as_json:
@@ -247,6 +249,27 @@ def test_a_dead_worker_pipe_is_never_read_again(tmp_path):
         for other in opened:
             os.close(other)
         lines.close()
+
+
+def test_a_worker_is_heard_whatever_its_pipe_number(tmp_path, monkeypatch, request):
+    """A process with a thousand files open (the explorer's, a test run's) gets pipe numbers from 1024 on,
+    which select(2) refuses: the check stopped with 'filedescriptor out of range in select()'."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 1100:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+        request.addfinalizer(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard)))
+    path, want, split = _parallel_check_file(tmp_path, monkeypatch, request)
+    held = []
+    try:
+        while not held or held[-1] < 1100:
+            held.append(os.open(path, os.O_RDONLY))
+        assert streamed_check(str(path), False) == want
+    finally:
+        for fd in held:
+            os.close(fd)
+    assert split["worker"] > 0
 
 
 @pytest.mark.parametrize("sent", ["classification", "items"])

@@ -425,7 +425,7 @@ def _check_whole(trace_file: str, as_json: bool, with_fixes: bool, trace: Any = 
     try:
         trace = read_any(trace_file) if trace is None else trace
     except TraceReadError as exc:
-        click.echo(printable(f"error: {exc}"), err=True)
+        click.echo(_first_problems(exc.problems) + printable(f"error: {exc}"), err=True)
         sys.exit(2)
     except OSError as exc:
         click.echo(printable(f"error: {trace_file}: {exc.strerror or exc}"), err=True)

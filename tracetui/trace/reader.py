@@ -32,7 +32,12 @@ READ_BLOCK = 1 << 20
 
 
 class TraceReadError(Exception):
-    """The input cannot be read at all (missing, a directory, not a regular file, no runs)."""
+    """The input cannot be read at all (missing, a directory, not a regular file, no runs).
+    ``problems``: for a file without a run, its lines that are not records (they say why)."""
+
+    def __init__(self, message: str, problems: "list[Problem] | None" = None):
+        super().__init__(message)
+        self.problems = problems or []
 
 
 class LongLine(bytes):
@@ -301,5 +306,5 @@ def read_trace(path: str | os.PathLike[str]) -> TraceFile:
             problems.append(Problem(number, problem, str(path)))
     if not runs:
         detail = "it is empty" if p.stat().st_size == 0 else "no line is a trace record"
-        raise TraceReadError(f"{path}: no runs found ({detail})")
+        raise TraceReadError(f"{path}: no runs found ({detail})", problems)
     return TraceFile(str(path), runs, problems)

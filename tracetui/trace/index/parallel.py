@@ -207,6 +207,19 @@ def _send_answer(fd: int, message: Any) -> None:
         view = view[os.write(fd, view):]
 
 
+def _readable_within(fd: int) -> Callable[[float], bool]:
+    """A wait for ``fd`` to be readable, at most so many seconds: poll(2) where there is one, which
+    takes any descriptor number (select(2) refuses those from 1024 on, which a process with many files
+    open, the explorer's for one, may be given)."""
+    import select
+
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return lambda seconds: bool(poller.poll(seconds * 1000))
+    return lambda seconds: bool(select.select([fd], [], [], seconds)[0])  # pragma: no cover - no poll(2)
+
+
 class _Inbox:
     """The worker's answers, read without ever blocking on one that is only partly written: a worker
     stopped in the middle of sending a range must not hold this process (Connection.recv would wait
@@ -217,16 +230,15 @@ class _Inbox:
         os.set_blocking(fd, False)
         self.pending = bytearray()
         self.answers: list[bytes] = []
+        self._readable = _readable_within(fd)
 
     def poll(self, timeout: float = 0) -> bool:
         """Whether a whole answer is here, waiting at most ``timeout`` seconds for one (EOFError: the
         worker is gone; OSError: what it sent is not answers)."""
-        import select
-
         deadline = time.monotonic() + timeout
         while not self.answers:
             left = deadline - time.monotonic()
-            if not select.select([self.fd], [], [], max(0.0, left))[0]:
+            if not self._readable(max(0.0, left)):
                 return False
             try:
                 data = os.read(self.fd, 1 << 20)
