@@ -26,5 +26,6 @@ def forced_worker(monkeypatch) -> dict[str, int]:
     steps = parallel._parallel_steps
     # started at once (not after sampling the processors' idle time), and waited for
     monkeypatch.setattr(parallel, "_parallel_steps",
-                        lambda *args, **kwargs: steps(*args, split=split, wait_for_start=True))
+                        lambda *args, **kwargs: steps(*args, worker=kwargs.get("worker"), split=split,
+                                                      wait_for_start=True))
     return split

@@ -563,3 +563,49 @@ def test_property_index_equals_reader(tmp_path_factory, data, chunk):
     assert_loads_match(src, trace)
     assert {e.run_id: e for e in src.runs()} == want
     assert problems_of(src.problems()) == problems_of(trace.problems)
+
+
+def test_a_worker_started_before_the_scan_is_the_one_it_uses(tmp_path, monkeypatch, forced_worker):
+    """The explorer starts the worker while it draws its first frame; the scan then takes that one (and
+    matches the reader), and a source closed before its scan stops it."""
+    from tracetui.trace.index import parallel
+
+    monkeypatch.setattr(index_mod.source, "DEFAULT_CHUNK_BYTES", 4096)
+    started: list[object] = []
+    real_worker = parallel._Worker.__init__
+
+    def counted(self, *args):
+        started.append(self)
+        real_worker(self, *args)
+    monkeypatch.setattr(parallel._Worker, "__init__", counted)
+    path = write(tmp_path, all_lines() * 2)
+    src = IndexedSource([path])
+    src.start_worker()
+    assert len(started) == 1 and started[0].alive
+    thread, errors = scan_in_a_thread(src, 4096)
+    thread.join()
+    assert errors == [] and len(started) == 1 and forced_worker["worker"] > 0
+    assert {e.run_id: e for e in src.runs()} == reference(path)[1]
+    assert not started[0].alive  # stopped when the scan ended
+
+    unused = IndexedSource([path])
+    unused.start_worker()
+    process = started[-1].process
+    unused.close()
+    assert not started[-1].alive and process.wait(timeout=5) is not None
+
+
+def test_a_started_worker_counts_as_this_process_when_the_processors_are_sampled(monkeypatch):
+    """Its start-up runs on the other processor: counted as this process's time, it does not make the
+    machine look busy (the worker would be stopped at once)."""
+    from tracetui.trace.index import parallel
+
+    ticks = iter([(1000, 400), (1010, 400)])  # 10 ticks of two processors, none idle
+    mine = iter([0.0, 5.0])  # this process: half of them
+    helper = iter([0, 5])  # the worker starting: the other half
+    monkeypatch.setattr(parallel, "_cpu_times", lambda cpus: next(ticks))
+    monkeypatch.setattr(parallel, "_own_ticks", lambda: next(mine))
+    monkeypatch.setattr(parallel, "_ticks_of", lambda pid: next(helper))
+    assert parallel.IdleSample({0, 1}, helper=123).spare() is True
+    monkeypatch.undo()  # the real one reads /proc/<pid>/stat
+    assert parallel._ticks_of(os.getpid()) > 0 and parallel._ticks_of(2 ** 22 + 1) == 0

@@ -60,10 +60,25 @@ IDLE_SAMPLE_SECONDS = 0.05
 SWITCH = "TRACETUI_WORKER"
 
 
-def in_parallel(scanner: Scanner, chunk_bytes: int) -> Iterator[int] | None:
+def in_parallel(scanner: Scanner, chunk_bytes: int, head: "HeadStart | None" = None) -> Iterator[int] | None:
     """The scan's steps, prepared by this process and a worker process while this one links them (the
-    worker started only beside an idle processor). None where that is not worth it or not possible (a
-    small file, a file still growing or spooled from standard input, one usable CPU, switched off)."""
+    worker kept only beside an idle processor; ``head``: one started before the scan). None where that
+    is not worth it or not possible (a small file, a file still growing or spooled from standard input,
+    one usable CPU, switched off)."""
+    cpus = _worth_a_worker(scanner, chunk_bytes)
+    if head is not None and (cpus is None or head.chunk_bytes != chunk_bytes or not head.worker.alive):
+        head.stop()
+        head = None
+    if cpus is None:
+        return None
+    if head is not None:
+        return _parallel_steps(scanner, chunk_bytes, idle=head.sample, worker=head.worker)
+    return _parallel_steps(scanner, chunk_bytes, idle=IdleSample(cpus))
+
+
+def _worth_a_worker(scanner: Scanner, chunk_bytes: int) -> set[int] | None:
+    """The processors a worker may share with this process, or None where it does not pay (see
+    :func:`in_parallel`)."""
     lines = scanner.lines
     if (os.name != "posix" or lines.pos  # (descriptors are handed to the worker as POSIX does)
             or lines.size < max(PARALLEL_MIN_CHUNKS * chunk_bytes, PARALLEL_MIN_BYTES)
@@ -71,9 +86,28 @@ def in_parallel(scanner: Scanner, chunk_bytes: int) -> Iterator[int] | None:
             or os.environ.get(SWITCH, "").lower() in ("off", "0", "no", "false")):
         return None
     cpus = usable_cpus()
-    if len(cpus) < 2:
-        return None
-    return _parallel_steps(scanner, chunk_bytes, idle=IdleSample(cpus))
+    return cpus if len(cpus) >= 2 else None
+
+
+class HeadStart:
+    """A worker started before its scan: the explorer starts it while it draws its first frame, so its
+    start-up (a second interpreter importing numpy, about a tenth of a second) is not the scan's. Its
+    :class:`IdleSample` begins with it, and counts its start-up as free time: it is stopped if, when the
+    scan begins, no processor was idle beside this process."""
+
+    def __init__(self, scanner: Scanner, chunk_bytes: int, cpus: set[int]):
+        self.chunk_bytes = chunk_bytes
+        self.worker = _Worker(scanner.lines, chunk_bytes, scanner.strict)
+        self.sample = IdleSample(cpus, self.worker.process.pid if self.worker.process is not None else None)
+
+    def stop(self) -> None:
+        self.worker.stop()
+
+
+def head_start(scanner: Scanner, chunk_bytes: int) -> HeadStart | None:
+    """A worker started now for the scan to come, where one would help it (:func:`in_parallel`)."""
+    cpus = _worth_a_worker(scanner, chunk_bytes)
+    return HeadStart(scanner, chunk_bytes, cpus) if cpus is not None else None
 
 
 def usable_cpus() -> set[int]:
@@ -109,13 +143,17 @@ class IdleSample:
     prepares the first ranges itself (Linux); not by the load average, which still counts what this
     command's own start-up or the previous command did a minute ago."""
 
-    def __init__(self, cpus: set[int]):
+    def __init__(self, cpus: set[int], helper: int | None = None):
         self.cpus = cpus
+        self.helper = helper  # a worker already started: its time counts as this process's
         self.began = time.monotonic()
         try:
-            self.before: tuple[tuple[int, int], float] | None = (_cpu_times(cpus), _own_ticks())
+            self.before: tuple[tuple[int, int], float] | None = (_cpu_times(cpus), self._mine())
         except (OSError, ValueError, IndexError):
             self.before = None
+
+    def _mine(self) -> float:
+        return _own_ticks() + (_ticks_of(self.helper) if self.helper is not None else 0)
 
     def over(self) -> bool:
         """Whether the moment has passed."""
@@ -127,7 +165,7 @@ class IdleSample:
             if self.before is None:
                 raise OSError("no processor times")
             (total0, idle0), mine0 = self.before
-            (total1, idle1), mine = _cpu_times(self.cpus), _own_ticks() - mine0
+            (total1, idle1), mine = _cpu_times(self.cpus), self._mine() - mine0
         except (OSError, ValueError, IndexError):
             try:
                 return os.getloadavg()[0] <= len(self.cpus) - 1.5
@@ -152,6 +190,16 @@ def _cpu_times(cpus: set[int]) -> tuple[int, int]:
             total += sum(fields)
             idle += fields[3] + fields[4]
     return total, idle
+
+
+def _ticks_of(pid: int) -> int:
+    """The processor time of process ``pid`` (``/proc/<pid>/stat``), in clock ticks; 0 when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()  # (its name may hold spaces and parentheses)
+        return int(fields[11]) + int(fields[12])  # utime, stime
+    except (OSError, IndexError, ValueError):
+        return 0
 
 
 def _own_ticks() -> float:
@@ -389,11 +437,12 @@ def _reap(process: Any) -> None:
 
 
 def _parallel_steps(scanner: Scanner, chunk_bytes: int, split: dict[str, int] | None = None,
-                    wait_for_start: bool = False, idle: IdleSample | None = None) -> Iterator[int]:
+                    wait_for_start: bool = False, idle: IdleSample | None = None,
+                    worker: "_Worker | None" = None) -> Iterator[int]:
     """The steps of every range in order, each range prepared here or by the worker (``split``, when
     given, counts the ranges each side prepared; ``wait_for_start``: the worker's start is waited for,
-    not overtaken, so that a small file is shared too; ``idle``: the worker is started once it says a
-    processor is free, else at once)."""
+    not overtaken, so that a small file is shared too; ``idle``: the worker is started, or ``worker``,
+    one started already, kept, once it says a processor is free; without it, at once)."""
     lines = scanner.lines
     size, strict = lines.size, scanner.strict
     ranges = (size + chunk_bytes - 1) // chunk_bytes
@@ -412,15 +461,19 @@ def _parallel_steps(scanner: Scanner, chunk_bytes: int, split: dict[str, int] | 
         split["here"] += 1
         return steps
 
-    worker = _Worker(lines, chunk_bytes, strict) if idle is None else _NO_WORKER
+    if worker is None:
+        worker = _Worker(lines, chunk_bytes, strict) if idle is None else _NO_WORKER
     try:
         for k in range(ranges):
             while k not in done:
                 if idle is not None and idle.over():
-                    if idle.spare():
+                    if not idle.spare():
+                        worker.stop()
+                        worker = _NO_WORKER
+                    elif worker is _NO_WORKER:
                         worker = _Worker(lines, chunk_bytes, strict)
                     idle = None
-                if worker.has_started(wait_for_start):
+                if idle is None and worker.has_started(wait_for_start):
                     while len(worker.asked) < WORKER_AHEAD and untaken < ranges:
                         worker.ask(untaken)
                         untaken += 1

@@ -122,6 +122,7 @@ class IndexedSource(Publishing):
         self._validated: set[tuple[int, int]] = set()  # (file, run) fully parsed once the file was done
         self._order = {path: n for n, path in enumerate(self.paths)}
         self._row_maker = RowMaker()
+        self._head_start: Any = None  # a worker started before the scan (start_worker)
         self._scan_lock = threading.Lock()
         self._lock = threading.Lock()  # guards swapping the entry list and the load-time problems
         self.bytes_total = sum(f.lines.size for f in files)
@@ -242,7 +243,10 @@ class IndexedSource(Publishing):
         final = not growing
         from tracetui.trace.index.parallel import in_parallel  # a worker process prepares ranges beside an idle core
 
-        steps = None if growing else in_parallel(f.scanner, step)  # type: ignore[arg-type]
+        head, self._head_start = self._head_start, None
+        if growing and head is not None:
+            head.stop()
+        steps = None if growing else in_parallel(f.scanner, step, head)  # type: ignore[arg-type]
         for consumed in steps or f.scanner.steps(step, final):  # type: ignore[union-attr]
             self.bytes_done += consumed
             lines.remember()
@@ -275,7 +279,18 @@ class IndexedSource(Publishing):
             self.following = following
         return self
 
+    def start_worker(self) -> None:
+        """Start, now, the worker process that will help index a big file (:mod:`.parallel`): the
+        explorer does while it draws its first frame, so the worker's start-up is not the index's."""
+        if len(self._files) == 1 and not self.following and self._head_start is None:
+            from tracetui.trace.index.parallel import head_start
+
+            self._head_start = head_start(self._files[0].scanner, DEFAULT_CHUNK_BYTES)  # type: ignore[arg-type]
+
     def close(self) -> None:
+        head, self._head_start = self._head_start, None
+        if head is not None:
+            head.stop()
         for f in self._files:
             f.close()
 

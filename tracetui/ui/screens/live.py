@@ -58,6 +58,9 @@ class LiveSource:
     def start_scan(self) -> None:
         self.scanning = hasattr(self.source, "scan")  # type: ignore[attr-defined]
         if self.scanning:  # after the first frame is drawn: drawing it and indexing share one interpreter lock
+            start_worker = getattr(self.source, "start_worker", None)  # type: ignore[attr-defined]
+            if start_worker is not None:  # (a second process: it starts while the frame is drawn)
+                start_worker()
             self._generation += 1
             self.call_after_refresh(self.scan_source, self._generation)  # type: ignore[attr-defined]
         self.set_interval(WATCH_SECONDS, self.watch_files, name="watch files")  # type: ignore[attr-defined]
