@@ -594,18 +594,14 @@ def test_a_worker_started_before_the_scan_is_the_one_it_uses(tmp_path, monkeypat
     unused.close()
     assert not started[-1].alive and process.wait(timeout=5) is not None
 
-
-def test_a_started_worker_counts_as_this_process_when_the_processors_are_sampled(monkeypatch):
-    """Its start-up runs on the other processor: counted as this process's time, it does not make the
-    machine look busy (the worker would be stopped at once)."""
-    from tracetui.trace.index import parallel
-
-    ticks = iter([(1000, 400), (1010, 400)])  # 10 ticks of two processors, none idle
-    mine = iter([0.0, 5.0])  # this process: half of them
-    helper = iter([0, 5])  # the worker starting: the other half
-    monkeypatch.setattr(parallel, "_cpu_times", lambda cpus: next(ticks))
-    monkeypatch.setattr(parallel, "_own_ticks", lambda: next(mine))
-    monkeypatch.setattr(parallel, "_ticks_of", lambda pid: next(helper))
-    assert parallel.IdleSample({0, 1}, helper=123).spare() is True
-    monkeypatch.undo()  # the real one reads /proc/<pid>/stat
-    assert parallel._ticks_of(os.getpid()) > 0 and parallel._ticks_of(2 ** 22 + 1) == 0
+    grown = tmp_path / "grown.jsonl"  # a writer appends between the start of the worker and the scan
+    grown.write_bytes(all_lines())
+    src = IndexedSource([str(grown)])
+    src.start_worker()
+    early = started[-1]
+    with open(grown, "ab") as fh:
+        fh.write(all_lines() * 3 + all_lines()[:-30])  # (and a line still being written)
+    thread, errors = scan_in_a_thread(src, 4096)
+    thread.join()
+    assert errors == [] and not early.alive and started[-1] is not early  # not the early one: it stops short
+    assert {e.run_id: e for e in src.runs()} == reference(str(grown))[1]

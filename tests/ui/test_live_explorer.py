@@ -43,6 +43,26 @@ def run_ids(app) -> list[str]:
     return [runs.entries[i].run_id for i in runs.view]
 
 
+async def test_a_reload_before_the_first_scan_closes_the_first_source(tmp_path):
+    """The first scan waits for the first frame: a reload in between scans its own source, and the first
+    one (with the worker process it may have started) is closed, not scanned beside it."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(SAMPLE.read_bytes())
+    app = TraceApp(open_paths([str(path)]))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        closed: list[str] = []
+
+        class First:
+            def close(self) -> None:
+                closed.append("first")
+        app.screen._first_scan(app.screen._generation - 1, First())  # overtaken by a reload
+        assert closed == ["first"]
+        await pilot.press("r")
+        await settle(pilot, app)
+        assert len(run_ids(app)) == 30
+
+
 async def test_a_file_truncated_under_the_explorer_is_said_and_reloads(tmp_path):
     path = tmp_path / "t.jsonl"
     path.write_bytes(SAMPLE.read_bytes())

@@ -65,15 +65,20 @@ def in_parallel(scanner: Scanner, chunk_bytes: int, head: "HeadStart | None" = N
     worker kept only beside an idle processor; ``head``: one started before the scan). None where that
     is not worth it or not possible (a small file, a file still growing or spooled from standard input,
     one usable CPU, switched off)."""
-    cpus = _worth_a_worker(scanner, chunk_bytes)
-    if head is not None and (cpus is None or head.chunk_bytes != chunk_bytes or not head.worker.alive):
+    try:
+        cpus = _worth_a_worker(scanner, chunk_bytes)
+    except BaseException:
+        if head is not None:
+            head.stop()
+        raise
+    if head is not None and (cpus is None or not head.fits(scanner, chunk_bytes)):
         head.stop()
         head = None
     if cpus is None:
         return None
-    if head is not None:
-        return _parallel_steps(scanner, chunk_bytes, idle=head.sample, worker=head.worker)
-    return _parallel_steps(scanner, chunk_bytes, idle=IdleSample(cpus))
+    # (the idle time is sampled now, at the scan's start, either way: the worker's start-up, or the first
+    # frame, is no sign of an idle processor)
+    return _parallel_steps(scanner, chunk_bytes, idle=IdleSample(cpus), worker=head.worker if head else None)
 
 
 def _worth_a_worker(scanner: Scanner, chunk_bytes: int) -> set[int] | None:
@@ -91,14 +96,20 @@ def _worth_a_worker(scanner: Scanner, chunk_bytes: int) -> set[int] | None:
 
 class HeadStart:
     """A worker started before its scan: the explorer starts it while it draws its first frame, so its
-    start-up (a second interpreter importing numpy, about a tenth of a second) is not the scan's. Its
-    :class:`IdleSample` begins with it, and counts its start-up as free time: it is stopped if, when the
-    scan begins, no processor was idle beside this process."""
+    start-up (a second interpreter importing numpy, about a tenth of a second) is not the scan's. The
+    scan keeps it when the file is as it was then and a processor is idle beside this process over the
+    scan's first moment (:class:`IdleSample`); else it is stopped."""
 
-    def __init__(self, scanner: Scanner, chunk_bytes: int, cpus: set[int]):
-        self.chunk_bytes = chunk_bytes
+    def __init__(self, scanner: Scanner, chunk_bytes: int):
+        self.chunk_bytes, self.strict = chunk_bytes, scanner.strict
+        self.size, self.fd = scanner.lines.size, scanner.lines.fd  # (the worker prepares up to this size)
         self.worker = _Worker(scanner.lines, chunk_bytes, scanner.strict)
-        self.sample = IdleSample(cpus, self.worker.process.pid if self.worker.process is not None else None)
+
+    def fits(self, scanner: Scanner, chunk_bytes: int) -> bool:
+        """Whether its worker prepares what this scan needs: the same file, size, steps and mode."""
+        lines = scanner.lines
+        return (self.worker.alive and chunk_bytes == self.chunk_bytes and scanner.strict == self.strict
+                and lines.size == self.size and lines.fd == self.fd)
 
     def stop(self) -> None:
         self.worker.stop()
@@ -106,8 +117,7 @@ class HeadStart:
 
 def head_start(scanner: Scanner, chunk_bytes: int) -> HeadStart | None:
     """A worker started now for the scan to come, where one would help it (:func:`in_parallel`)."""
-    cpus = _worth_a_worker(scanner, chunk_bytes)
-    return HeadStart(scanner, chunk_bytes, cpus) if cpus is not None else None
+    return HeadStart(scanner, chunk_bytes) if _worth_a_worker(scanner, chunk_bytes) is not None else None
 
 
 def usable_cpus() -> set[int]:
@@ -143,17 +153,13 @@ class IdleSample:
     prepares the first ranges itself (Linux); not by the load average, which still counts what this
     command's own start-up or the previous command did a minute ago."""
 
-    def __init__(self, cpus: set[int], helper: int | None = None):
+    def __init__(self, cpus: set[int]):
         self.cpus = cpus
-        self.helper = helper  # a worker already started: its time counts as this process's
         self.began = time.monotonic()
         try:
-            self.before: tuple[tuple[int, int], float] | None = (_cpu_times(cpus), self._mine())
+            self.before: tuple[tuple[int, int], float] | None = (_cpu_times(cpus), _own_ticks())
         except (OSError, ValueError, IndexError):
             self.before = None
-
-    def _mine(self) -> float:
-        return _own_ticks() + (_ticks_of(self.helper) if self.helper is not None else 0)
 
     def over(self) -> bool:
         """Whether the moment has passed."""
@@ -165,7 +171,7 @@ class IdleSample:
             if self.before is None:
                 raise OSError("no processor times")
             (total0, idle0), mine0 = self.before
-            (total1, idle1), mine = _cpu_times(self.cpus), self._mine() - mine0
+            (total1, idle1), mine = _cpu_times(self.cpus), _own_ticks() - mine0
         except (OSError, ValueError, IndexError):
             try:
                 return os.getloadavg()[0] <= len(self.cpus) - 1.5
@@ -190,16 +196,6 @@ def _cpu_times(cpus: set[int]) -> tuple[int, int]:
             total += sum(fields)
             idle += fields[3] + fields[4]
     return total, idle
-
-
-def _ticks_of(pid: int) -> int:
-    """The processor time of process ``pid`` (``/proc/<pid>/stat``), in clock ticks; 0 when it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            fields = fh.read().rsplit(b")", 1)[1].split()  # (its name may hold spaces and parentheses)
-        return int(fields[11]) + int(fields[12])  # utime, stime
-    except (OSError, IndexError, ValueError):
-        return 0
 
 
 def _own_ticks() -> float:
@@ -507,6 +503,10 @@ def _parallel_steps(scanner: Scanner, chunk_bytes: int, split: dict[str, int] | 
             mine.discard(k)
             yield from _linked(scanner, done.pop(k), lambda: _prepare_range(
                 lines, k, chunk_bytes, size, strict, start=lines.pos), split)
+        if lines.pos < size:  # the last ranges answered short of the end (never so far): the rest, here
+            split["again"] += 1
+            yield from scanner.prepared_steps(iter(_prepare_range(
+                lines, ranges - 1, chunk_bytes, size, strict, start=lines.pos)))
     finally:
         worker.stop()
 

@@ -62,8 +62,16 @@ class LiveSource:
             if start_worker is not None:  # (a second process: it starts while the frame is drawn)
                 start_worker()
             self._generation += 1
-            self.call_after_refresh(self.scan_source, self._generation)  # type: ignore[attr-defined]
+            self.call_after_refresh(self._first_scan, self._generation, self.source)  # type: ignore[attr-defined]
         self.set_interval(WATCH_SECONDS, self.watch_files, name="watch files")  # type: ignore[attr-defined]
+
+    def _first_scan(self, generation: int, source: Any) -> None:
+        """The first scan, once the first frame is drawn; a reload meanwhile scans its own source (this
+        one is then closed, its worker process with it)."""
+        if generation == self._generation:
+            self.scan_source(generation)
+        else:
+            source.close()
 
     @work(thread=True, exclusive=True, group="scan")
     def scan_source(self, generation: int) -> None:
