@@ -10,7 +10,6 @@ import os
 
 from pathlib import Path
 
-import orjson
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
@@ -203,8 +202,6 @@ def test_check_prepares_the_ranges_of_a_worker_that_fails(tmp_path, monkeypatch,
 def test_a_worker_is_isolated_from_the_current_directory(tmp_path, monkeypatch, request):
     """A numpy.py (or tracetui/) where tracetui is run must not be imported by its worker."""
     import sys
-
-    from tracetui.trace.index import parallel
 
     path, want, split = _parallel_check_file(tmp_path, monkeypatch, request)
     trap = tmp_path / "trap"

@@ -22,7 +22,7 @@ from tracetui.trace import limits
 from tracetui.trace import reader as reader_mod
 from tracetui.trace.index import IndexedSource, ScanProgress
 from tracetui.trace.reader import Problem, TraceReadError, read_trace
-from tracetui.trace.source import MemorySource, entry_from_run
+from tracetui.trace.source import entry_from_run
 from tracetui.trace.writer import encode_record
 
 CHUNKS = (1, 97, 4096, index_mod.DEFAULT_CHUNK_BYTES)

@@ -102,36 +102,31 @@ def test_a_file_being_indexed_is_not_taken_for_one_that_grew(tmp_path):
     assert [c.kind for c in src.changes()] == ["grew"]
 
 
-def test_check_says_so_when_the_file_is_truncated_while_it_is_checked(tmp_path, monkeypatch):
+def _check_changed_midway(tmp_path, monkeypatch, at_step: int, change) -> object:
+    """``check`` of a file that ``change(path)`` alters just before step ``at_step`` is linked."""
     path = write(tmp_path, all_lines() * 20)
     apply = checking.Scanner.apply
     calls = []
 
-    def truncating(self, prepared):
+    def changing(self, prepared):
         calls.append(1)
-        if len(calls) == 2:
-            os.truncate(path, 200)
+        if len(calls) == at_step:
+            change(path)
         return apply(self, prepared)
-    monkeypatch.setattr(checking.Scanner, "apply", truncating)
+    monkeypatch.setattr(checking.Scanner, "apply", changing)
     monkeypatch.setattr(checking, "CHUNK_BYTES", 8192)
-    result = CliRunner().invoke(main, ["check", path])
+    return CliRunner().invoke(main, ["check", path])
+
+
+def test_check_says_so_when_the_file_is_truncated_while_it_is_checked(tmp_path, monkeypatch):
+    result = _check_changed_midway(tmp_path, monkeypatch, 2, lambda path: os.truncate(path, 200))
     assert result.exit_code == 2
     assert "truncated" in result.stderr and "check it again" in result.stderr
 
 
 def test_check_says_so_when_the_file_is_replaced_while_it_is_checked(tmp_path, monkeypatch):
-    path = write(tmp_path, all_lines() * 20)
-    apply = checking.Scanner.apply
-    calls = []
-
-    def replacing(self, prepared):
-        calls.append(1)
-        if len(calls) == 2:
-            os.replace(write(tmp_path, all_lines(), "new.jsonl"), path)
-        return apply(self, prepared)
-    monkeypatch.setattr(checking.Scanner, "apply", replacing)
-    monkeypatch.setattr(checking, "CHUNK_BYTES", 8192)
-    result = CliRunner().invoke(main, ["check", path])
+    result = _check_changed_midway(tmp_path, monkeypatch, 2, lambda path: os.replace(
+        write(tmp_path, all_lines(), "new.jsonl"), path))
     assert result.exit_code == 2 and "replaced" in result.stderr
 
 
@@ -140,22 +135,13 @@ def test_check_says_so_when_the_file_is_rewritten_in_place_while_it_is_checked(t
                                                                               with_worker):
     """Same size, same file, every line moved: a later note of the file must not hide the rewrite, and a
     worker's ranges prepared before it are not linked against the new bytes."""
-    path = write(tmp_path, all_lines() * 20)
-    apply = checking.Scanner.apply
-    calls = []
-
-    def rewriting(self, prepared):
-        calls.append(1)
-        if len(calls) == 3:
-            data = open(path, "rb").read()
-            with open(path, "r+b") as fh:
-                fh.write(b'{"a":1}' + data[:-7])
-        return apply(self, prepared)
-    monkeypatch.setattr(checking.Scanner, "apply", rewriting)
-    monkeypatch.setattr(checking, "CHUNK_BYTES", 8192)
+    def rewrite(path):
+        data = open(path, "rb").read()
+        with open(path, "r+b") as fh:
+            fh.write(b'{"a":1}' + data[:-7])
     if with_worker:
         request.getfixturevalue("forced_worker")
-    result = CliRunner().invoke(main, ["check", path])
+    result = _check_changed_midway(tmp_path, monkeypatch, 3, rewrite)
     assert result.exit_code == 2, result.stderr
     assert "rewritten in place" in result.stderr and "check it again" in result.stderr
     assert "Traceback" not in result.stderr

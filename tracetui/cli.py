@@ -758,8 +758,8 @@ def scenarios() -> None:
         click.echo(f"  {name:<{width}}  {about}")
     from tracetui.providers.fake_wire import WIRES
 
-    click.echo(f"\nproviders (--provider NAME): each scenario in each API's wire shape, with the same verdict "
-               f"except where an API cannot express it:")
+    click.echo("\nproviders (--provider NAME): each scenario in each API's wire shape, with the same verdict "
+               "except where an API cannot express it:")
     for provider, wire in WIRES.items():
         rows = [(name, status, why) for name, (status, why) in wire.differences.items()]
         rows += [(f"fault {name}", status, why) for name, (status, why) in wire.fault_differences.items()]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import OptionList, TextArea, Tree
+from textual.widgets import TextArea, Tree
 
 from tracetui.trace.index import IndexedSource
 from tracetui.ui.app import TraceApp

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
-from typing import Any, Iterable
+from typing import Any
 
 import orjson
 

@@ -21,7 +21,7 @@ from tracetui.providers.stream import (
     EventFolder, StreamProtocolError, assemble, list_field, object_field, stream_error,
 )
 from tracetui.providers.base import (
-    EMPTY, FAILED, FOREIGN_BODY, INCOMPLETE, INVALID_TOOL_CALL, REFUSED, TEXT, TOOL_CALLS, UNSUPPORTED,
+    EMPTY, FAILED, FOREIGN_BODY, INVALID_TOOL_CALL, REFUSED, TEXT, TOOL_CALLS, UNSUPPORTED,
     ModelTurn, ToolCall,
 )
 from tracetui.providers.gemini_finish import FINISH_REASONS

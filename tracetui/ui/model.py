@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from operator import attrgetter, countOf
 from typing import Any, Iterable, Sequence
 
-from tracetui.trace.format import FAILED, LANE_TITLES, LANES, OK, OUTCOME_ICONS, RECOVERED
+from tracetui.trace.format import FAILED, LANE_TITLES, LANES, OK, OUTCOME_ICONS
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry
 from tracetui.trace.verdict import ICONS as VERDICT_ICONS, INCOMPLETE, READY

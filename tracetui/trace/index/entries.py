@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from typing import Any
 
-from tracetui.trace.failure import DeferredFailure, Failure, ReasonSource
+from tracetui.trace.failure import DeferredFailure, Failure
 from tracetui.trace.format import ANSWER_READY
 from tracetui.trace.index.runs import intern_name
 from tracetui.trace.source import RunEntry, RunShape, shared_shape

@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from tracetui.trace import limits
 from tracetui.trace.format import BOM
 from tracetui.trace.index.classify import line_ends
