@@ -3,9 +3,15 @@
 Prints figures; asserts nothing (issue 14). For each failing run it asks explain for
 its proven fixes and reports:
 
-- coverage: the share of failing runs with a proven one-edit fix, over the runs that
+- fix coverage: the share of failing runs with a proven one-edit fix, over the runs that
   admit one. A run admits none when no single field of its inputs or responses can
-  carry the fix; those are listed with the reason (and what explain proves instead);
+  carry the fix, when a guard refused what the user asked for (nothing needs fixing), or
+  when the environment failed and nothing in the user's control rides it out, or when the
+  fix is outside the trace (another vendor's body: the base URL; a cancelled response); those are
+  listed with the reason (and what explain proves instead);
+- what-if coverage, apart: the share of failing runs with a proven what-if (an edit of the
+  environment or of what a guard protects: true, but not a fix), and the runs per
+  responsibility (model, harness, environment, guard);
 - time per run, median and p90, beside a reference measured in the same run: one
   plain replay of the same run (explain tries a few dozen edits, each one replay);
 - the total time for every run in sample_traces/.
@@ -96,7 +102,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer fault runs")
     args = parser.parse_args()
     times, replays, sample_total = [], [], 0.0
-    admit = fixed = failing = any_fix = partial_only = 0
+    admit = fixed = failing = any_fix = partial_only = any_what_if = what_if_only = 0
+    by_class: dict[str, int] = {}
     by_set: dict[str, list[int]] = {}
     misses, none_rows = [], []
     for label, run in run_sets(args.quick):
@@ -113,12 +120,23 @@ def main() -> None:
         if label.startswith("sample"):
             sample_total += took
         any_fix += bool(result.fixes)
-        partial_only += not result.fixes and bool(result.partials)
+        any_what_if += bool(result.what_ifs)
+        what_if_only += not result.fixes and bool(result.what_ifs)
+        partial_only += not result.fixes and not result.what_ifs and bool(result.partials)
+        by_class[str(result.responsibility)] = by_class.get(str(result.responsibility), 0) + 1
         reason = no_single_edit(run)
+        if result.guard_held:
+            reason = "a guard refused what the user asked for: nothing needs fixing"
+        elif result.responsibility == "environment" and not result.fixes:
+            reason = reason or "the environment failed, and nothing in the user's control rides it out"
+        elif (run.verdict().get("first_failure") or {}).get("code") in ("unexpected_body", "response_cancelled") \
+                and not result.fixes:  # the fix is outside the trace: the base URL or adapter, what cancelled it
+            reason = reason or "the fix is outside the trace (the loop's base URL or adapter, what cancelled it)"
         counts = by_set.setdefault(label.split(" ")[0] if label.startswith("sample") else label, [0, 0, 0])
         counts[0] += 1
         if reason is not None and not result.single_edit_fix:
             best = result.best.candidate.words if result.best else (
+                "what-if: " + result.what_ifs[0].candidate.words if result.what_ifs else
                 "partial: " + result.partials[0].candidate.words if result.partials else "nothing proven")
             none_rows.append((label, run.run_id, reason, len(result.best.edits) if result.best else 0, best))
             continue
@@ -132,7 +150,11 @@ def main() -> None:
     print(f"failing runs: {failing}; admit a one-edit fix: {admit}; proven one-edit fix: {fixed} "
           f"= {fixed / max(admit, 1):.1%} (target ≥ 90 %)")
     print(f"all failing runs: a proven fix (one edit or a pair) for {any_fix} = {any_fix / max(failing, 1):.1%}; "
-          f"only partial fixes for {partial_only}; nothing proven for {failing - any_fix - partial_only}")
+          f"only what-ifs for {what_if_only}; only partial fixes for {partial_only}; "
+          f"nothing proven for {failing - any_fix - what_if_only - partial_only}")
+    print(f"what-if coverage (apart from fixes): a proven what-if for {any_what_if} = "
+          f"{any_what_if / max(failing, 1):.1%} of failing runs")
+    print("responsibility: " + ", ".join(f"{k} {v}" for k, v in sorted(by_class.items())))
     for label, (n, a, f) in by_set.items():
         print(f"  {label:<22} failing {n:>4}  admit {a:>4}  fixed {f:>4}")
     if misses:

@@ -61,6 +61,22 @@ SECRETS: list[tuple[str, str, str]] = [
     ("escaped OpenAI key", "\\u0073k-proj-{}", "Q7xT2mV9pL4kR8wZ1nB6cY3hJ5fD0gSa"),
     ("Bearer token ending in symbols", "Authorization: Bearer {}", "abcdefgh!Q7x~9zZ"),
     ("Basic credentials", "Authorization: Basic {}", "ZGVwbG95OlE3eFQybVY5cEw0aw=="),
+    # formats the maintained rule sets list (issue 18): each leaked before gitleaks' rules were read
+    ("Twilio API key", "TWILIO_KEY {}", "SK3f9a0c2e7b14d6a8f05c9e2b7d1a4c6e"),
+    ("Databricks token", "{}", "dapi3f9a0c2e7b14d6a8f05c9e2b7d1a4c6e"),
+    ("Mailgun key", "mailgun: {}", "key-3f9a0c2e7b14d6a8f05c9e2b7d1a4c6e"),
+    ("Shopify access token", "{}", "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"),
+    ("DigitalOcean token", "{}", "dop_v1_3f9a0c2e7b14d6a8f05c9e2b7d1a4c6e3f9a0c2e7b14d6a8f05c9e2b7d1a4c6e"),
+    ("PyPI upload token", "{}", "pypi-AgEIcHlwaS5vcmcCJDk3ZjBhYzJlLTdiMTQtNGQ2YS04ZjA1LWM5ZTJiN2QxYTRjNgACKlszLCJhMWIyYzNkNCJdAAAGIK"),
+    ("Discord bot token", "bot token {}", "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs"),
+    ("Heroku API key", "HEROKU_API_KEY={}", "3f9a0c2e-7b14-4d6a-8f05-c9e2b7d1a4c6"),
+    ("Heroku key in prose", "heroku key: {}", "3f9a0c2e-7b14-4d6a-8f05-c9e2b7d1a4c6"),
+    ("Heroku v2 key", "{}", "HRKU-AA3f9a0c2e7b14d6a8f05c9e2b7d1a4c6e3f9a0c2e7b14d6a8f05c9e2b7d"),
+    ("Slack webhook URL", "{}", "https://hooks.slack.com/services/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m"),
+    ("Bearer token after a tab", "Authorization:\tBearer\t{}".replace("\\t", "\t"), "Q7xT2mV9pL4kR8wZ1nB6cY3h"),
+    ("AWS secret key in prose", "The AWS secret key is {} for now", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYQ7xT2mV9pL"),
+    ("Cookie in a JSON header list", '[["Accept", "*/*"], ["Cookie", "{}"]]', "session=Q7xT2mV9pL4kR8wZ1nB6"),
+    ("Cookie in a HAR header", '{{"name": "Cookie", "value": "{}"}}', "sid=Q7xT2mV9pL4kR8wZ1nB6"),
 ]
 
 BENIGN: list[str] = [

@@ -132,6 +132,37 @@ def test_check_refuses_a_device():
     assert "Traceback" not in out.stderr
 
 
+def _sys_file() -> str | None:
+    """A readable sysfs attribute (they say they are 4096 bytes, whatever they hold)."""
+    for path in ("/sys/kernel/mm/transparent_hugepage/enabled", "/sys/kernel/uevent_seqnum", "/sys/power/state",
+                 "/sys/devices/system/cpu/online", "/sys/kernel/profiling"):
+        if os.access(path, os.R_OK):
+            return path
+    return None
+
+
+@pytest.mark.parametrize("path", [
+    pytest.param("/proc/self/status", marks=pytest.mark.skipif(not os.path.exists("/proc/self/status"),
+                                                                 reason="needs Linux's /proc")),
+    pytest.param(_sys_file(), marks=pytest.mark.skipif(_sys_file() is None, reason="needs a readable /sys file"))],
+    ids=["proc", "sys"])
+@pytest.mark.parametrize("command", [["check"], ["check", "--json"], ["replay", "--run", "x"], ["export", "-o", "-"]])
+def test_a_file_the_kernel_makes_is_refused_saying_why(path, command):
+    """/proc and /sys files say they are 0 or 4096 bytes whatever they hold: not "empty", not "truncated"."""
+    result = CliRunner().invoke(main, [command[0], path, *command[1:]])
+    assert result.exit_code == 2, result.output
+    assert "the kernel makes as it is read" in result.output and "pipe it to standard input" in result.output
+    assert "empty" not in result.output and "truncated" not in result.output and "Traceback" not in result.output
+
+
+def test_a_file_the_kernel_makes_can_be_piped_in():
+    if not os.path.exists("/proc/self/status"):
+        pytest.skip("needs Linux's /proc")
+    with open("/proc/self/status", "rb") as fh:
+        result = CliRunner().invoke(main, ["check", "-"], input=fh.read())
+    assert result.exit_code == 2 and "no line is a trace record" in result.output
+
+
 def test_the_line_limit_holds_while_a_line_is_read(tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "MAX_LINE_BYTES", 1000)
     monkeypatch.setattr(reader, "READ_BLOCK", 256)

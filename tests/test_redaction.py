@@ -8,8 +8,10 @@ from hypothesis import given, settings, strategies as st
 
 from tracetui.loop.inputs import build_inputs, responses_inputs
 from tracetui.loop.runner import run_inputs
-from tracetui.trace.redact import MARKER, redact_line
+from tracetui.trace.redact import MARKER, redact_line, redact_text
 from tracetui.trace.writer import encode_record, encode_records, write_records, write_runs
+
+from safety_net import safety_net
 
 SECRET_CHARS = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", min_size=24,
                        max_size=48)
@@ -122,3 +124,13 @@ def test_records_written_in_batches_match_runs_encoded_whole():
     runs = (iter(r.records) for r in results)  # a run may be any iterable of records
     assert write_records(out_records, iter(records)) == write_runs(out_runs, runs) == len(records)
     assert out_records.getvalue() == out_runs.getvalue() == _redacted_line_by_line(records)
+
+
+def test_a_long_run_of_credential_words_is_read_in_linear_time():
+    """A key name is read from each credential word in it to the key's end: over a 40,000-character run of
+    them that was quadratic (10 s for one text); the name's tail past its word is bounded now."""
+    with safety_net():
+        assert redact_text("token" * 8000 + '":') == "token" * 8000 + '":'
+        assert redact_text('x \\"' + "token" * 8000 + '\\": \\"hunter2\\"').endswith('\\": \\"<redacted>\\"')
+        line = encode_record({"rec": "event", "run_id": "r", "data": {"secret" * 6000: "hunter2", "n": 1}})
+    assert orjson.loads(line)["data"] == {"secret" * 6000: "<redacted>", "n": 1}

@@ -41,7 +41,9 @@ def scenarios(root=None):
 
 def test_fix_the_arguments_makes_the_run_answer_ready(scenarios):
     run = scenarios.runs["cross_tenant"]
-    outcome = replay(run, [("/responses/0/body/output/0/arguments", '{"order_id": "o-1"}')])
+    # the question too: an answer about o-1 does not answer a question about o-2 (answer_off_topic)
+    outcome = replay(run, [("/responses/0/body/output/0/arguments", '{"order_id": "o-1"}'),
+                           ("/inputs/user_input", "What is the status of order o-1?")])
     assert (outcome.before["status"], outcome.after["status"]) == ("permission_denied", "answer_ready")
     assert [c.seq for c in outcome.changes] == [1, 2, 3, 4, 5, 6, 7, 8]  # 1-3 carry the edited arguments
     assert [c.seq for c in outcome.changes if c.verdict_changed] == [4, 5, 6, 7, 8]
@@ -150,7 +152,8 @@ def test_the_original_file_is_never_modified(root, tmp_path):
     before = src.read_bytes()
     out = tmp_path / "edited.jsonl"
     r = CliRunner().invoke(main, ["replay", str(src), "--run", "cross_tenant", "--set",
-                                  '/responses/0/body/output/0/arguments={"order_id": "o-1"}', "-o", str(out)])
+                                  '/responses/0/body/output/0/arguments={"order_id": "o-1"}',
+                                  "--set", "/inputs/user_input=What is the status of order o-1?", "-o", str(out)])
     assert r.exit_code == 0, r.output
     assert "after   ✓ cross_tenant  answer_ready" in r.output and "8 event(s) differ" in r.output
     assert src.read_bytes() == before

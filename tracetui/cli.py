@@ -22,10 +22,11 @@ from tracetui.loop.scenarios import FAULT_CHOICES, PROVIDERS, SCENARIOS
 from tracetui.trace.reader import TraceReadError
 
 
-def same_file(a, b) -> bool:
-    from tracetui.trace.writer import same_file as same
+def writes_over(output, original) -> bool:
+    """Whether writing ``-o output`` would replace the input file (through links and ``..`` too)."""
+    from tracetui.trace.output_path import writes_over as over
 
-    return same(a, b)
+    return over(output, original)
 
 
 def _emit(runs, output: str | None) -> int:
@@ -204,7 +205,7 @@ def run(responses_file, base_url, provider, model, stream, show_stream, prompt, 
         raise click.BadParameter(f"{provider!r}; choose from {', '.join(sorted(ADAPTERS))}", param_hint="--provider")
     if (responses_file is None) == (base_url is None):
         raise click.UsageError("give either --responses FILE or --base-url URL")
-    if responses_file is not None and output and same_file(output, responses_file):
+    if responses_file is not None and output and writes_over(output, responses_file):
         raise click.UsageError("-o is the responses file itself; write the trace to another file")
     if responses_file is not None:
         live_only = [n for n, v in (("--stream", stream), ("--show-stream", show_stream),
@@ -310,7 +311,10 @@ def check(trace_file, as_json, with_fixes) -> None:
 
     Exit 0 when every run is answer-ready and every line was read; 1 when any run
     failed or is incomplete, or some lines could not be read (they are listed);
-    2 when the file cannot be read at all (or changed while it was read).
+    2 when the file cannot be read at all (or changed while it was read); 130
+    when interrupted (Ctrl-C): the verdicts printed are whole, and --json's
+    document is closed with "interrupted": true. 141, and no word, when standard
+    output is closed early (check FILE | head -1).
     """
     if with_fixes and trace_file == "-":
         raise click.UsageError("--explain re-runs each failing run: give a file, not -")
@@ -332,7 +336,17 @@ def _is_otlp(trace_file: str) -> bool:
 
 
 def _check_streaming(trace_file: str, as_json: bool) -> None:
-    """``check`` in bounded memory: verdicts printed as the scan decides them (tracetui.trace.checking)."""
+    """``check`` in bounded memory: verdicts printed as the scan decides them (tracetui.trace.checking).
+
+    Ctrl-C ends the scan, never a verdict half printed: what was checked is printed whole, the JSON
+    document is closed (with ``"interrupted": true``), and the exit status is 130."""
+    from tracetui.trace.held_interrupt import HeldInterrupt
+
+    with HeldInterrupt() as held:
+        _scan_and_print(trace_file, as_json, held)
+
+
+def _scan_and_print(trace_file: str, as_json: bool, held: Any) -> None:
     from tracetui.trace.checking import Checker, ProblemLog
     from tracetui.trace.index.changes import TraceChanged
     from tracetui.trace.safe_text import printable
@@ -343,9 +357,9 @@ def _check_streaming(trace_file: str, as_json: bool) -> None:
     problems = ProblemLog()
     state = {"runs": 0, "ready": True}
 
-    pending: list[str] = []
+    from tracetui.trace.output_stream import write_out
 
-    stdout = sys.stdout
+    pending: list[str] = []
 
     def out_write(text: str, flush: bool = False) -> None:
         """Written in blocks: a verdict a line, hundreds of thousands of them. Straight to the stream, not
@@ -353,10 +367,9 @@ def _check_streaming(trace_file: str, as_json: bool) -> None:
         every control character already."""
         pending.append(text)
         if flush or len(pending) >= 1024:
-            stdout.write("".join(pending))
-            if flush:
-                stdout.flush()
+            block = "".join(pending)
             pending.clear()
+            write_out(block, flush)  # in pieces a Ctrl-C cannot cut; a closed output ends quietly
 
     line_of = PrintableVerdicts()
 
@@ -366,6 +379,7 @@ def _check_streaming(trace_file: str, as_json: bool) -> None:
 
     def on_verdict(v: tuple[str, bool, str]) -> None:
         """Printed as soon as it is known: memory stays flat however many runs there are."""
+        held.busy = True  # a Ctrl-C now waits until this verdict is whole, counted and written
         outcome, ready, text = v
         counts[outcome] += 1
         if not ready:
@@ -378,8 +392,10 @@ def _check_streaming(trace_file: str, as_json: bool) -> None:
             if len(pending) >= 4096:
                 out_write("", flush=True)
         state["runs"] += 1
+        held.release()
 
     imported = None
+    interrupted = False
     try:
         try:
             with _trace_input(trace_file) as item:
@@ -387,7 +403,11 @@ def _check_streaming(trace_file: str, as_json: bool) -> None:
                 if imported is None:
                     Checker(item, on_verdict, problems.append, kept).run()
         finally:
+            held.busy = True
             out_write("", flush=True)  # the verdicts decided so far, before any error
+            held.release()
+    except KeyboardInterrupt:
+        interrupted, imported = True, None
     except TraceReadError as exc:  # (no run at all: the lines that are not records say why)
         _fail(_first_problems(problems) + f"error: {printable(str(exc))}", as_json and state["runs"])
     except TraceChanged as exc:
@@ -397,10 +417,13 @@ def _check_streaming(trace_file: str, as_json: bool) -> None:
         _fail(f"error: {printable(trace_file)}: {exc.strerror or exc}", as_json and state["runs"])
     if imported is not None:  # printed as a file of OTLP is (its errors writing are not the input's)
         _check_whole(trace_file, as_json, False, imported)
+    held.hold_for_good()  # closing the output: a Ctrl-C now would only cut it short
     if as_json:
+        if interrupted and not state["runs"]:
+            out_write(_JSON_OPEN(trace_file))
         out_write("\n  ],\n  \"problems\": ", flush=True)
         _write_json_list({"line": p.line, "message": p.message} for p in problems)
-        out_write("\n}\n", flush=True)
+        out_write(",\n  \"interrupted\": true\n}\n" if interrupted else "\n}\n", flush=True)
     else:
         block: list[str] = []
         for p in problems:
@@ -411,6 +434,10 @@ def _check_streaming(trace_file: str, as_json: bool) -> None:
         click.echo("".join(block), nl=False, err=True)
         click.echo(f"{state['runs']} run(s): " + ", ".join(f"{counts[outcome]} {outcome}" for outcome in OUTCOMES)
                    + f"; {len(problems)} problem line(s)", err=True)
+    if interrupted:
+        click.echo(f"interrupted (Ctrl-C): the verdicts above are those of the {state['runs']} run(s) checked "
+                   f"before it; the rest of the file was not read", err=True)
+        sys.exit(130)
     sys.exit(0 if state["ready"] and not len(problems) else 1)
 
 
@@ -418,47 +445,81 @@ def _check_streaming(trace_file: str, as_json: bool) -> None:
 
 def _check_whole(trace_file: str, as_json: bool, with_fixes: bool, trace: Any = None) -> None:
     """``check`` over a trace read whole (``trace``, when already read): an OTLP/JSON file (imported runs
-    are read whole), or with ``--explain`` (each failing run is re-run, so its records are needed)."""
+    are read whole), or with ``--explain`` (each failing run is re-run, so its records are needed).
+
+    Ctrl-C ends it as it ends the streaming check: the verdicts decided so far are printed whole, the JSON
+    document is closed with ``"interrupted": true``, and the exit status is 130."""
+    from tracetui.trace.held_interrupt import HeldInterrupt
+
+    with HeldInterrupt() as held:
+        _whole_and_print(trace_file, as_json, with_fixes, trace, held)
+
+
+def _whole_and_print(trace_file: str, as_json: bool, with_fixes: bool, trace: Any, held: Any) -> None:
     from tracetui.otel.detect import read_any  # a tracetui trace or OTLP/JSON, told apart by content
-    from tracetui.trace.safe_text import printable, printable_json
+    from tracetui.trace.output_stream import write_out
+    from tracetui.trace.safe_text import printable
+    from tracetui.trace.verdict import OUTCOMES
 
+    verdicts: list[dict[str, Any]] = []
+    fixes: dict[str, Any] = {}
+    problems: list[Any] = []
+    stopped = None  # what Ctrl-C cut short, in words
     try:
-        trace = read_any(trace_file) if trace is None else trace
-    except TraceReadError as exc:
-        click.echo(_first_problems(exc.problems) + printable(f"error: {exc}"), err=True)
-        sys.exit(2)
-    except OSError as exc:
-        click.echo(printable(f"error: {trace_file}: {exc.strerror or exc}"), err=True)
-        sys.exit(2)
-    verdicts = [run.verdict() for run in trace.runs.values()]
-    fixes = _top_fixes(trace, trace_file, as_json) if with_fixes else {}
-    if as_json:
+        try:
+            trace = read_any(trace_file) if trace is None else trace
+        except TraceReadError as exc:
+            click.echo(_first_problems(exc.problems) + printable(f"error: {exc}"), err=True)
+            sys.exit(2)
+        except OSError as exc:
+            click.echo(printable(f"error: {trace_file}: {exc.strerror or exc}"), err=True)
+            sys.exit(2)
+        problems = trace.problems
+        verdicts.extend(run.verdict() for run in trace.runs.values())
         if with_fixes:
-            verdicts = [{**v, "fix": fixes.get(v["run_id"])} if not v["ready"] else v for v in verdicts]
-        payload = {"file": trace_file, "runs": verdicts,
-                   "problems": [{"line": p.line, "message": p.message} for p in trace.problems]}
-        click.echo(printable_json(payload))
-    else:
-        from tracetui.trace.verdict import OUTCOMES
-
+            stopped = "proving fixes: the failing runs listed without a fix were not explained"
+            _top_fixes(trace, trace_file, as_json, fixes)
+        stopped = None
+    except KeyboardInterrupt:
+        stopped = stopped or "reading: the rest of the file was not checked"
+    shown = 0
+    try:
         for v in verdicts:
-            click.echo(printable(_verdict_line(v)))
-            if v["run_id"] in fixes:
-                click.echo(fixes[v["run_id"]])
-        for p in trace.problems:
+            held.busy = True  # a Ctrl-C now waits until this verdict is whole
+            if as_json:
+                v = {**v, "fix": fixes[v["run_id"]]} if v["run_id"] in fixes else v
+                write_out((_JSON_OPEN(trace_file) if not shown else ",\n") + _json_item(v))
+            else:
+                fix = fixes.get(v["run_id"])
+                write_out(printable(_verdict_line(v)) + "\n" + (fix + "\n" if fix else ""))
+            shown += 1
+            held.release()
+    except KeyboardInterrupt:
+        stopped = stopped or "printing"
+    held.hold_for_good()  # closing the output: a Ctrl-C now would only cut it short
+    if as_json:
+        write_out(("" if shown else _JSON_OPEN(trace_file)) + "\n  ],\n  \"problems\": ")
+        _write_json_list({"line": p.line, "message": p.message} for p in problems)
+        write_out(",\n  \"interrupted\": true\n}\n" if stopped else "\n}\n", flush=True)
+    else:
+        write_out("", flush=True)
+        for p in problems:
             click.echo(f"line {p.line}: {printable(p.message)}", err=True)
-        click.echo(f"{len(verdicts)} run(s): " + ", ".join(
-            f"{sum(1 for v in verdicts if v['outcome'] == outcome)} {outcome}" for outcome in OUTCOMES)
-            + f"; {len(trace.problems)} problem line(s)", err=True)
-    sys.exit(0 if all(v["ready"] for v in verdicts) and not trace.problems else 1)
+        click.echo(f"{shown} run(s): " + ", ".join(
+            f"{sum(1 for v in verdicts[:shown] if v['outcome'] == outcome)} {outcome}" for outcome in OUTCOMES)
+            + f"; {len(problems)} problem line(s)", err=True)
+    if stopped:
+        click.echo(f"interrupted (Ctrl-C) while {stopped}; the {shown} verdict(s) printed are whole", err=True)
+        sys.exit(130)
+    sys.exit(0 if all(v["ready"] for v in verdicts) and not problems else 1)
 
 
-def _top_fixes(trace, trace_file: str, as_data: bool) -> dict[str, Any]:
-    """Each failing run's best proven fix: a line of text, or its data (None when nothing fixes it)."""
+def _top_fixes(trace, trace_file: str, as_data: bool, out: dict[str, Any]) -> None:
+    """Each failing run's best proven fix into ``out`` as it is found (kept when Ctrl-C stops the search): a
+    line of text, or its data (None when nothing fixes it)."""
     from tracetui.explain import explain
     from tracetui.explain.report import proof_data, top_fix_line
 
-    out: dict[str, Any] = {}
     for run_id, run in trace.runs.items():
         if run.verdict()["ready"]:
             continue
@@ -467,7 +528,6 @@ def _top_fixes(trace, trace_file: str, as_data: bool) -> dict[str, Any]:
             out[run_id] = proof_data(result.best, trace_file, 1, run_id) if result.best else None
         else:
             out[run_id] = top_fix_line(result, trace_file)
-    return out
 
 
 #: problem lines listed before "no runs found"
@@ -508,11 +568,13 @@ def _json_item(value: Any, indent: str = "    ") -> str:
 
 def _write_json_list(values: Any) -> None:
     """An indented JSON list at the second level, written item by item (never whole in memory)."""
+    from tracetui.trace.output_stream import write_out
+
     first = True
     for value in values:
-        click.echo(("[\n" if first else ",\n") + _json_item(value), nl=False)
+        write_out(("[\n" if first else ",\n") + _json_item(value))
         first = False
-    click.echo("[]" if first else "\n  ]", nl=False)
+    write_out("[]" if first else "\n  ]")
 
 
 def _spooled_otlp(item: Any) -> Any:
@@ -563,15 +625,17 @@ class _trace_input:
 @click.argument("trace_file", type=click.Path())
 @click.option("--run", "run_id", default=None, help="Id of the failing run to explain (optional when only one failed).")
 @click.option("--json", "as_json", is_flag=True, help="Print the fixes as JSON.")
-@click.option("--limit", type=click.IntRange(1, 1000), default=5, show_default=True, help="Fixes to show at most.")
+@click.option("--limit", type=click.IntRange(1, 1000), default=5, show_default=True, help="Fixes (then what-ifs) to show at most.")
 def explain_(trace_file, run_id, as_json, limit) -> None:
-    """Find the smallest edits that fix a failing run, each proven by an offline replay.
+    """Say who is responsible for a failing run, and find the smallest edits that fix it, each proven by replay.
 
     \b
     Candidate edits come from the run's own evidence (the failing event, its inputs,
     its recorded responses); each is re-run, and only those that change the verdict
-    are shown: answer-ready fixes first, then those at the first failing boundary,
-    then the smallest. Each comes with the `tracetui replay` command that reproduces it.
+    are shown: fixes first (edits in your control: every one of the smallest size,
+    grouped by side, then larger ones), then what-ifs (true, but edits of the
+    environment or of what a guard protects, each saying why it is not a fix).
+    Each comes with the `tracetui replay` command that reproduces it.
 
     FILE may be a tracetui trace or an OTLP/JSON file (whose imported runs cannot be
     re-run: explain says so). Exit 0 when a fix was proven (or the run is already
@@ -620,7 +684,8 @@ def explain_(trace_file, run_id, as_json, limit) -> None:
 @click.option("--run", "run_id", required=True, help="Id of the run to re-run.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
               help="Edit one field before re-running: a JSON Pointer into {inputs, responses} and a JSON value "
-                   "(a string field takes the text as it is). Repeatable.")
+                   "(a string field takes the text as it is; a text that begins with @ is typed as JSON, "
+                   "'\"@…\"'). PATH=@FILE reads the value from FILE. Repeatable.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the re-run to this file (atomically); the original is never modified.")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
@@ -640,6 +705,7 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
     from tracetui.replay.pointer import EditError
     from tracetui.otel.detect import read_any
     from tracetui.replay.replay import replay as rerun
+    from tracetui.replay.value_file import value_text
     from tracetui.trace.checking import find_run
     from tracetui.trace.index.changes import TraceChanged
     from tracetui.trace.safe_text import printable, printable_json
@@ -666,7 +732,7 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
         known = ", ".join(names) + (" …" if count > 12 else "")
         click.echo(printable(f"error: no run {run_id!r} in {trace_file}; runs: {known}"), err=True)
         sys.exit(2)
-    if output and same_file(output, trace_file):
+    if output and writes_over(output, trace_file):
         click.echo(printable(f"error: -o {output} is the input trace; the original is never modified: "
                              f"choose another file"), err=True)
         sys.exit(2)
@@ -683,7 +749,7 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
                 raise EditError(f"--set takes PATH=VALUE, a JSON Pointer such as /inputs/budgets/max_turns "
                                 f"and a value, got {item!r}")
             current, exists = current_value(run, path)
-            edits.append((path, parse_value(current, text, exists=exists)))
+            edits.append((path, parse_value(current, value_text(text), exists=exists)))  # @FILE: read from FILE
         outcome = rerun(run, edits)
     except EditError as exc:
         message = str(exc)
@@ -843,8 +909,10 @@ def export(trace_file, run_ids, output, endpoint, headers, content, start, timeo
     tracetui export runs.jsonl --endpoint http://127.0.0.1:6006
 
     One trace per run; ids derive from the run id, so exporting twice is
-    idempotent. Exit 0 on success, 2 when the input cannot be read or the
-    collector refuses.
+    idempotent. Exit 0 on success, 1 when the collector rejected some spans,
+    2 when the input cannot be read or the collector refuses (or answers with
+    something that is not an OTLP response); runs delivered before a refused
+    request are listed.
     """
     from tracetui.otel.export import ExportError, select, send_runs, spans_of_runs, start_ns, write_file
     from tracetui.trace.safe_text import printable
@@ -856,7 +924,7 @@ def export(trace_file, run_ids, output, endpoint, headers, content, start, timeo
                                "check, replay and open)")
     if headers and not endpoint:
         raise click.UsageError("--header only applies with --endpoint")
-    if output and output != "-" and same_file(output, trace_file):
+    if output and output != "-" and writes_over(output, trace_file):
         click.echo(f"error: -o {output} is the input trace; choose another file", err=True)
         sys.exit(2)
     pairs = {}
@@ -889,6 +957,13 @@ def export(trace_file, run_ids, output, endpoint, headers, content, start, timeo
         report = send_runs(endpoint, runs, pairs, timeout_s)
     except (SendError, ProtoUnavailable) as exc:
         click.echo(f"error: {printable(str(exc))}", err=True)
+        if isinstance(exc, SendError):  # a later request refused: say which runs did arrive
+            from tracetui.otel.export import delivery_words
+
+            for line in delivery_words(selection.runs, exc.delivered, exc.refused_runs):
+                click.echo(printable(line), err=True)
+            for message in exc.delivered.messages if exc.delivered else ():
+                click.echo(f"collector: {printable(message)}", err=True)
         sys.exit(2)
     click.echo(f"sent {len(selection.runs)} run(s), {report.spans} span(s) in {report.requests} request(s)"
                + (f"; the collector rejected {report.rejected}" if report.rejected else ""), err=True)

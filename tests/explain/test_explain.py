@@ -11,7 +11,7 @@ from tracetui.cli import main
 from tracetui.explain import explain
 from tracetui.explain import generate
 from tracetui.explain.candidate import one
-from tracetui.explain.search import FIX, PARTIAL, Search
+from tracetui.explain.search import FIX, PARTIAL, WHAT_IF, Search
 from tracetui.trace.reader import read_trace
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -32,33 +32,33 @@ def paste(command: str):
 
 
 @pytest.mark.parametrize("name,run_id", FAILING)
-def test_every_failing_sample_run_gets_a_fix_or_a_partial_and_each_one_re_verifies(name, run_id):
+def test_every_failing_sample_run_gets_a_fix_a_what_if_or_a_partial_and_each_one_re_verifies(name, run_id):
     import json
 
     result = explain(run_of(name, run_id))
-    proofs = result.fixes + result.partials
+    proofs = result.fixes + result.what_ifs + result.partials
     assert proofs, f"{run_id}: nothing proven"
+    assert result.responsibility in ("model", "harness", "environment", "guard")
     for proof in proofs:
-        assert proof.kind in (FIX, PARTIAL)
-        if proof.kind == FIX:
+        assert proof.kind in (FIX, WHAT_IF, PARTIAL)
+        assert proof.why_not is not None or proof.kind != WHAT_IF
+        assert proof.why_not is None or proof.kind != FIX
+        if proof.kind in (FIX, WHAT_IF):
             assert proof.outcome.after["ready"]
         else:
             assert not proof.outcome.after["ready"] and proof.outcome.after != proof.outcome.before
-    for proof in result.fixes + ([] if result.fixes else result.partials):
+    for proof in result.fixes + result.what_ifs + ([] if result.fixes or result.what_ifs else result.partials):
         from tracetui.explain.command import replay_command
 
         command = replay_command(str(SAMPLES / name), run_id, proof.outcome.original, proof.edits)
         out = paste(command)
-        assert out.exit_code == (0 if proof.kind == FIX else 1), out.output
+        assert out.exit_code == (1 if proof.kind == PARTIAL else 0), out.output
         assert json.loads(out.output)["after"] == proof.outcome.after  # the command reproduces the proof exactly
 
 
 @pytest.mark.parametrize("run_id,words,path", [
-    ("cross_tenant", "the model should have called read_order with order_id o-1", "/responses/0/body/output/0/arguments"),
     ("truncated", "max_output_tokens 64 is enough (16 cut the response off)", "/inputs/budgets/max_output_tokens"),
     ("write_unguarded", "the idempotency guard prevents the second refund", "/inputs/idempotency_guard"),
-    ("tool_failure", "read_order on o-1 should succeed (the run injects service_unavailable)",
-     "/inputs/tool_data/failures"),
     ("unknown_tool", "the model should have called read_order (cancel_order is not offered)",
      "/responses/0/body/output/0/name"),
     ("duplicate_ids", "the model should have given the second read_order call its own id (call-2, not call-1)",
@@ -66,22 +66,27 @@ def test_every_failing_sample_run_gets_a_fix_or_a_partial_and_each_one_re_verifi
     ("no_receipt", "the model should have called read_order with order_id o-1 before answering",
      "/responses/0/body/output"),
     ("turn_budget", "max_turns 3 leaves room for the answer (2 ran out)", "/inputs/budgets/max_turns"),
-    ("stream_cut", "the run is ready without streaming (the stream itself broke)", "/inputs/stream"),
+    ("single-flatten_roles", "the model needs its whole transcript (the flatten_roles ablation: flatten every role "
+     "and item into one user text)", "/inputs/ablation"),
 ])
 def test_the_top_fix_of_each_scenario_in_a_bug_report_s_words(run_id, words, path):
-    best = explain(run_of("scenarios.jsonl", run_id)).best
+    best = explain(run_of("ablations.jsonl" if "-" in run_id else "scenarios.jsonl", run_id)).best
     assert best is not None and best.outcome.after["ready"]
     assert (best.candidate.words, [e.path for e in best.edits]) == (words, [path])
 
 
-def test_cross_tenant_names_every_side_a_fix_can_be_on():
+def test_cross_tenant_the_guard_held_and_only_what_ifs_follow():
     result = explain(run_of("scenarios.jsonl", "cross_tenant"))
-    by_side = {p.candidate.side: p for p in result.fixes}
-    assert set(by_side) == {"model", "caller", "data"}
+    assert result.responsibility == "guard" and result.guard_held and not result.fixes and result.best is None
+    assert result.headline == ("the authorization check held: the caller asked for o-2, which belongs to shop-b; "
+                               "nothing in the model or the harness needs fixing")
+    by_side = {p.candidate.side: p for p in result.what_ifs}
+    assert set(by_side) == {"caller", "data"}  # answering about o-1 instead does not answer the question
     caller = by_side["caller"]
     assert caller.candidate.words == "the caller would need tenant shop-b and user u-2"
     assert [(e.path, e.value) for e in caller.edits] == [("/inputs/principal", {"tenant": "shop-b", "user": "u-2"})]
-    assert all(p.at_first_failure for p in result.fixes)
+    assert all(p.why_not.startswith("would defeat the authorization check") for p in result.what_ifs)
+    assert all(p.at_first_failure for p in result.what_ifs)
 
 
 def test_a_retry_budget_rides_out_the_5xx_burst():
@@ -90,13 +95,18 @@ def test_a_retry_budget_rides_out_the_5xx_burst():
     assert [(e.path, e.value) for e in best.edits] == [("/inputs/budgets/max_retries", 3)]
 
 
-def test_ranking_answer_ready_then_first_boundary_then_smallest():
-    result = explain(run_of("scenarios.jsonl", "cross_tenant"))
-    costs = [p.candidate.cost for p in result.fixes]
-    assert costs == sorted(costs)  # all ready, all at the boundary: the smallest change first
+def test_ranking_every_smallest_fix_grouped_by_side_then_larger_ones():
+    from tracetui.explain.candidate import SIDES
+
     ablated = explain(run_of("ablations.jsonl", "single-sliding_window"))
-    boundary = [p.at_first_failure for p in ablated.fixes]
-    assert boundary == sorted(boundary, reverse=True)  # those at the first failing boundary come first
+    sizes = [(len(p.edits), p.candidate.cost) for p in ablated.fixes]
+    assert sizes == sorted(sizes) and len(set(sizes)) < len(sizes)  # several fixes of the smallest size, first
+    smallest = [p for p in ablated.fixes if (len(p.edits), p.candidate.cost) == sizes[0]]
+    assert {p.candidate.side for p in smallest} == {"model", "context"}  # two sides repair it, each listed
+    order = [list(SIDES).index(p.candidate.side) for p in smallest]
+    assert order == sorted(order)  # grouped by side
+    assert [p.kind for p in ablated.fixes + ablated.what_ifs] == sorted(
+        (p.kind for p in ablated.fixes + ablated.what_ifs), key=[FIX, WHAT_IF].index)
 
 
 def test_nothing_unverified_is_ever_presented(monkeypatch):
@@ -108,8 +118,8 @@ def test_nothing_unverified_is_ever_presented(monkeypatch):
         yield one(["inputs", "budgets", "max_turns"], 10 ** 9, "an edit the loop refuses", "budget", "authorization")
 
     monkeypatch.setitem(generate.BY_CODE, "permission_denied", (noise, *generate.BY_CODE["permission_denied"]))
-    result = explain(run)
-    words = [p.candidate.words for p in result.fixes + result.partials]
+    result = explain(run, pairs=False)
+    words = [p.candidate.words for p in result.fixes + result.what_ifs + result.partials]
     assert "a no-op" not in words and "an edit the loop refuses" not in words
     assert result.refused >= 1 and result.tried == len(words) + 2
 
@@ -146,7 +156,7 @@ def test_only_partials_when_nothing_fixes_and_the_text_says_so(monkeypatch):
 
 
 def test_a_search_yields_proofs_as_they_are_found():
-    search = Search(run_of("scenarios.jsonl", "cross_tenant"))
+    search = Search(run_of("scenarios.jsonl", "unknown_tool"))
     first = next(search.proofs())
     assert first.kind == FIX and search.tried == 1
 

@@ -22,15 +22,35 @@ def invoke(*args: str):
 
 
 def test_explain_prints_verdicts_path_value_and_a_command_per_fix():
-    out = invoke("explain", str(SCENARIOS), "--run", "cross_tenant")
+    out = invoke("explain", str(SCENARIOS), "--run", "unknown_tool")
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
-    assert lines[0] == "✗ permission_denied @ authorization 4  run cross_tenant"
-    assert " 1. the model should have called read_order with order_id o-1" in lines
-    assert '    /responses/0/body/output/0/arguments = {"order_id":"o-1"}' in lines
-    assert "    ✗ permission_denied @ authorization 4  →  ✓ answer_ready" in lines
-    assert (f"    tracetui replay {SCENARIOS} --run cross_tenant --set "
-            "'/responses/0/body/output/0/arguments={\"order_id\":\"o-1\"}'") in lines
+    assert lines[:3] == ["✗ unknown_tool @ arguments 3  run unknown_tool",
+                         "   no tool named 'cancel_order' is offered to the model",
+                         "   responsibility: model (the model chose wrong)"]
+    assert " 1. the model should have called read_order (cancel_order is not offered)" in lines
+    assert '    /responses/0/body/output/0/name = read_order' in lines
+    assert "    ✗ unknown_tool @ arguments 3  →  ✓ answer_ready" in lines
+    assert f"    tracetui replay {SCENARIOS} --run unknown_tool --set /responses/0/body/output/0/name=read_order" in lines
+
+
+def test_explain_says_the_guard_held_and_lists_only_what_ifs_below_it():
+    out = invoke("explain", str(SCENARIOS), "--run", "cross_tenant")
+    assert out.exit_code == 1, out.output  # no fix: nothing in the model or the harness needs one
+    lines = out.output.splitlines()
+    held = lines.index("the authorization check held: the caller asked for o-2, which belongs to shop-b; "
+                       "nothing in the model or the harness needs fixing")
+    assert "   responsibility: guard (a check did its job)" in lines[:held]
+    numbered = [line for line in lines if line[:4].strip().rstrip(".").isdigit()]
+    assert numbered and all(line.split(". ", 1)[1].startswith("what if: ") for line in numbered)
+    assert lines.index(numbered[0]) > held
+    assert lines.count("    not a fix: would defeat the authorization check: it changes who the caller is") == 1
+    assert "    not a fix: would defeat the authorization check: it rewrites who owns o-2" in lines
+    assert not any("proven fix" in line and "no proven fix" not in line for line in lines)
+    data = json.loads(invoke("explain", str(SCENARIOS), "--run", "cross_tenant", "--json").output)
+    assert data["responsibility"] == "guard" and data["fixes"] == [] and data["partials"] == []
+    assert data["headline"] == lines[held]
+    assert {w["kind"] for w in data["what_ifs"]} == {"what_if"} and all(w["why_not"] for w in data["what_ifs"])
 
 
 def test_explain_json_is_the_same_as_data():
@@ -46,10 +66,11 @@ def test_explain_json_is_the_same_as_data():
 
 
 def test_limit_caps_the_fixes_shown():
-    data = json.loads(invoke("explain", str(SCENARIOS), "--run", "cross_tenant", "--json", "--limit", "1").output)
-    assert len(data["fixes"]) == 1
-    text = invoke("explain", str(SCENARIOS), "--run", "cross_tenant", "--limit", "1").output
-    assert "… 2 more (--limit 3 to see them)" in text
+    data = json.loads(invoke("explain", str(SCENARIOS), "--run", "write_unguarded", "--json", "--limit", "1").output)
+    assert len(data["fixes"]) == 1 and data["what_ifs"] == [] and data["more"] == 1  # one budget, as the text
+    text = invoke("explain", str(SCENARIOS), "--run", "write_unguarded", "--limit", "1").output
+    assert " 1. the idempotency guard prevents the second refund" in text and " 2. " not in text
+    assert "… 1 more (--limit 2 to see them)" in text
 
 
 def test_explain_without_run_picks_the_only_failing_run_or_lists_them():
@@ -94,10 +115,16 @@ def test_check_explain_adds_each_failing_run_s_top_fix():
     out = invoke("check", str(SCENARIOS), "--explain")
     assert out.exit_code == 1
     lines = out.output.splitlines()
-    at = lines.index(next(line for line in lines if line.startswith("✗ cross_tenant")))
-    assert lines[at + 1] == "    fix: the model should have called read_order with order_id o-1"
-    assert lines[at + 2].startswith(f"      tracetui replay {SCENARIOS} --run cross_tenant --set ")
+    at = lines.index(next(line for line in lines if line.startswith("✗ unknown_tool")))
+    assert lines[at + 1] == "    fix: the model should have called read_order (cancel_order is not offered)"
+    assert lines[at + 2].startswith(f"      tracetui replay {SCENARIOS} --run unknown_tool --set ")
     assert "    fix (2 edits): the model should have called read_order with order_id o-1, then answered" in out.output
+    held = lines.index(next(line for line in lines if line.startswith("✗ cross_tenant")))
+    assert lines[held + 1] == ("    no fix: the authorization check held: the caller asked for o-2, which belongs to "
+                               "shop-b; nothing in the model or the harness needs fixing")
+    for run_id in ("tool_failure", "stream_cut", "response_failed", "business_rule"):  # only what-ifs: never "fix"
+        at = lines.index(next(line for line in lines if line.startswith(f"✗ {run_id} ")))
+        assert lines[at + 1].startswith("    no fix: ") and not lines[at + 2].startswith("      tracetui"), run_id
     assert not any(line.startswith("    fix") for line in lines[:lines.index(next(
         line for line in lines if line.startswith("✗")))])  # ready runs get no fix line
 
@@ -115,7 +142,7 @@ def test_check_explain_json_adds_a_fix_to_each_failing_run():
 
 def test_explain_json_is_redacted_and_escaped_like_check_json(tmp_path):
     """Trace text reaches the terminal through one path: no secret, no raw C1 or bidi control in the JSON."""
-    run = read_trace(SCENARIOS).runs["cross_tenant"]
+    run = read_trace(SCENARIOS).runs["unknown_tool"]
     odd_id = "ct\u009b31m\u202eX"
     token = "ghp_" + "a" * 36
     summary = {**run.summary, "first_failure": {**run.summary["first_failure"], "reason": f"denied; token {token}"}}

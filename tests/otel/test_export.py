@@ -194,3 +194,9 @@ def test_a_start_outside_what_otlp_holds_is_refused_in_words(root, tmp_path, whe
                                     "--start", when, "-o", str(tmp_path / "t.jsonl")])
     assert out.exit_code == 2 and "--start" in out.output and "Traceback" not in out.output
     assert not (tmp_path / "t.jsonl").exists()
+
+
+def test_the_root_span_says_who_is_responsible_for_the_failure(scenarios):
+    assert run_spans(scenarios["cross_tenant"])[0].attributes["tracetui.failure.responsibility"] == "guard"
+    assert run_spans(scenarios["tool_failure"])[0].attributes["tracetui.failure.responsibility"] == "environment"
+    assert "tracetui.failure.responsibility" not in run_spans(scenarios["single"])[0].attributes

@@ -42,6 +42,10 @@ def _spans(shape: str, n: int) -> list[dict]:
                             gen_ai__tool__call__id=f"call_{i}"))
             out.append(span("POST", f"e{i:015x}", out[-2]["spanId"], 10 * i + 1, 10 * i + 2, kind=3,
                             http__request__method="POST", http__response__status_code=503 if i % 3 else 200))
+        elif shape == "agents under a chain":  # a chain half the trace deep, then agents under its deepest span
+            parent = out[-1]["spanId"] if i <= n // 2 else out[n // 2]["spanId"]
+            attributes = {"gen_ai__operation__name": "invoke_agent"} if i > n // 2 else {}
+            out.append(span("step", f"f{i:015x}", parent, i, 10 * n - i, **attributes))
         else:  # model calls whose tool calls never get a result
             out.append(_chat(i, root["spanId"], [f"call_{i}"]))
     return out
@@ -66,8 +70,32 @@ def _work(path: Path) -> int:
     return lines
 
 
-@pytest.mark.parametrize("shape", ["nested", "calls", "unanswered"])
+@pytest.mark.parametrize("shape", ["nested", "calls", "unanswered", "agents under a chain"])
 def test_twice_the_spans_is_about_twice_the_work(tmp_path, shape):
     small, large = (write(tmp_path / f"{n}.jsonl", traces_data(*_spans(shape, n))) for n in (300, 600))
     ratio = _work(large) / _work(small)
     assert ratio < 2.5, f"{shape}: twice the spans cost {ratio:.1f}× the work"
+
+
+def test_agents_under_a_deep_chain_walk_each_span_once(monkeypatch):
+    """The issue's shape, at its size: 10,000 spans in a chain and 10,000 agents under its deepest one
+    (65 s to open when each agent walked the whole chain). The steps up the tree are counted."""
+    from tracetui.otel import importer
+    from tracetui.otel.spans import Span
+
+    n = 20_000
+    chain = [Span("0af7651916cd43dd8448eb211c80319c", f"{i + 1:016x}", "step",
+                  parent_span_id=f"{i:016x}" if i else "") for i in range(n // 2)]
+    agents = [Span(chain[0].trace_id, f"{n + i:016x}", "invoke_agent", parent_span_id=chain[-1].span_id,
+                   attributes={"gen_ai.operation.name": "invoke_agent"}) for i in range(n // 2)]
+    walks = []
+
+    class Counted(importer._AgentAbove):
+        def __init__(self, *args):
+            super().__init__(*args)
+            walks.append(self)
+
+    monkeypatch.setattr(importer, "_AgentAbove", Counted)
+    units = importer._units(chain + agents)
+    assert len(units) == n // 2  # each agent is a run of its own
+    assert walks and sum(w.walked for w in walks) <= 2 * n, f"{sum(w.walked for w in walks)} steps for {n} spans"

@@ -50,19 +50,29 @@ async def test_the_fixes_panel_lists_proven_fixes_with_their_verdicts_and_copies
         await pilot.press("E")
         await wait_until(pilot, lambda: isinstance(app.screen, FixesScreen) and app.screen.done)
         panel = app.screen
-        assert [p.candidate.side for p in panel.shown] == ["model", "caller", "data"]
+        # the caller asked for an order of another tenant: the check held, so each edit that passes is a what-if,
+        # and, as in the CLI, no partial is listed (answering about o-1 instead is not what was asked)
+        assert [(p.kind, p.candidate.side) for p in panel.shown] == [("what_if", "caller"), ("what_if", "data")]
+        assert any(p.kind == "partial" for p in panel.proofs)  # proven, and left out
         text = screen_text(app)
-        assert "fixes for cross_tenant · ✗ permission_denied @ authorization 4" in text
-        assert "3 proven · 3 tried" in text
-        assert "✓ the model should have called read_order with order_id o-1" in text
-        assert "/responses/0/body/output/0/arguments = {\"order_id\":\"o-1\"}  → ✓ answer_ready" in text
-        await pilot.press("down", "y")
+        assert "fixes for cross_tenant · ✗ permission_denied @ authorization 4 · guard: a check did its job" in text
+        assert "the authorization check held: the caller asked for o-2, which belongs to shop-b" in text
+        assert "no fix · 2 what-ifs · 3 tried" in text
+        assert "? what-if · caller     the caller would need tenant shop-b and user u-2" in text
+        assert "why not: would defeat the authorization check: it changes who the caller is" in text
+        assert "/inputs/principal = {\"tenant\":\"shop-b\",\"user\":\"u-2\"}  → ✓ answer_ready" in text
+        assert "◐ partial" not in text and "order_id o-1" not in text
+        await pilot.press("y")
         await pilot.pause()
         assert app.clipboard == (f"tracetui replay {scenarios_file} --run cross_tenant "
                                  "--set '/inputs/principal={\"tenant\":\"shop-b\",\"user\":\"u-2\"}'")
-        await pilot.press("enter")  # the highlighted one (the caller), not the top one
+        await pilot.press("down", "y")
+        await pilot.pause()
+        assert app.clipboard.startswith(f"tracetui replay {scenarios_file} --run cross_tenant "
+                                        "--set '/inputs/tool_data/orders/o-2={")
+        await pilot.press("enter")  # the highlighted one (the order's owner), not the top one
         await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen))
-        assert app.screen.outcome.edits == [("/inputs/principal", {"tenant": "shop-b", "user": "u-2"})]
+        assert [path for path, _ in app.screen.outcome.edits] == ["/inputs/tool_data/orders/o-2"]
 
 
 async def test_a_run_that_needs_two_edits_says_so_in_the_panel(scenarios_file):
@@ -73,8 +83,8 @@ async def test_a_run_that_needs_two_edits_says_so_in_the_panel(scenarios_file):
         await wait_until(pilot, lambda: isinstance(app.screen, FixesScreen) and app.screen.done)
         text = screen_text(app)
         assert "no single edit fixes this run: each fix is a pair of edits" in text
-        assert "✓ 2 edits: the model should have called read_order with order_id o-1, then answered" in text
-        assert "◐ partial: the model should have called read_order with order_id o-1" in text
+        assert "✓ fix · model  2 edits: the model should have called read_order with order_id o-1, then answered" in text
+        assert "◐ partial" not in text  # a fix is proven: as in the CLI, the partial it grew from is not listed
 
 
 async def test_E_on_a_ready_run_or_a_run_without_inputs_says_why(scenarios_file, tmp_path):
@@ -202,11 +212,13 @@ async def test_the_value_follows_the_path_and_a_typo_is_refused_in_words(scenari
         assert not any(j in message for j in jargon), message
 
 
-async def compare_cross_tenant(pilot) -> CompareScreen:
-    await open_run(pilot, "cross_tenant", seq=3)
+async def compare_unknown_tool(pilot) -> CompareScreen:
+    """unknown_tool with the tool the model should have called: one edit that makes it answer-ready."""
+    await open_run(pilot, "unknown_tool", seq=3)
     await pilot.press("e")
     await pilot.pause()
-    pilot.app.screen.query_one("#edit-value").value = '{"order_id": "o-1"}'
+    pilot.app.screen.query_one("#edit-path").value = "/responses/0/body/output/0/name"
+    pilot.app.screen.query_one("#edit-value").value = "read_order"
     await pilot.press("enter")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, CompareScreen))
     return pilot.app.screen
@@ -215,16 +227,16 @@ async def compare_cross_tenant(pilot) -> CompareScreen:
 async def test_the_compare_view_shows_the_edit_and_the_edited_run_s_answer_at_120_columns(scenarios_file):
     app = TraceApp(open_source([scenarios_file]))
     async with app.run_test(size=(120, 40)) as pilot:
-        await compare_cross_tenant(pilot)
+        await compare_unknown_tool(pilot)
         text = screen_text(app)
-        assert 'edit  /responses/0/body/output/0/arguments = {"order_id": "o-1"}' in text
+        assert "edit  /responses/0/body/output/0/name = read_order" in text
         assert "● verified" in text  # both runs on one step axis, full width: the answer step is in view
 
 
 async def test_left_and_right_move_both_runs_so_every_step_is_reachable(scenarios_file):
     app = TraceApp(open_source([scenarios_file]))
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await compare_cross_tenant(pilot)
+        screen = await compare_unknown_tool(pilot)
         original, edited = screen.query(SwimLanes)
         assert "verified" not in screen_text(app)  # off to the right at 80 columns
         for _ in range(len(edited.events)):
@@ -242,12 +254,7 @@ async def test_left_and_right_move_both_runs_so_every_step_is_reachable(scenario
 async def test_the_compare_view_scrolls_to_its_last_line_on_a_small_terminal(scenarios_file):
     app = TraceApp(open_source([scenarios_file]))
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_run(pilot, "cross_tenant", seq=3)
-        await pilot.press("e")
-        await pilot.pause()
-        app.screen.query_one("#edit-value").value = '{"order_id": "o-1"}'
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen))
+        await compare_unknown_tool(pilot)
         assert "answer: answer matches 1 tool receipt" not in screen_text(app)
         await pilot.press("end")
         await pilot.pause()
@@ -278,7 +285,7 @@ async def test_ctrl_q_and_the_palette_s_quit_ask_too_before_losing_an_unwritten_
     """Textual's own quit (ctrl+q, the command palette) goes through the same question as q."""
     app = TraceApp(open_source([scenarios_file]))
     async with app.run_test(size=(160, 45)) as pilot:
-        await compare_cross_tenant(pilot)
+        await compare_unknown_tool(pilot)
         await pilot.press("ctrl+q")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmQuit) and app.is_running

@@ -41,7 +41,7 @@ async def edit(pilot, path: str | None, value: str) -> None:
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, CompareScreen))  # the re-run is on a worker
 
 
-async def test_fixing_the_arguments_makes_the_run_answer_ready(scenarios_file):
+async def test_reading_another_order_than_the_one_asked_for_is_not_an_answer(scenarios_file):
     app = TraceApp(open_source([scenarios_file]))
     async with app.run_test(size=(160, 45)) as pilot:
         await open_run(pilot, "cross_tenant", seq=3)
@@ -54,11 +54,27 @@ async def test_fixing_the_arguments_makes_the_run_answer_ready(scenarios_file):
         await edit(pilot, None, '{"order_id": "o-1"}')
         screen = app.screen
         assert isinstance(screen, CompareScreen)
-        assert (screen.outcome.before["status"], screen.outcome.after["status"]) == ("permission_denied", "answer_ready")
+        # the user asked about o-2: reading and answering about o-1 instead gets past the guard, not to an answer
+        assert (screen.outcome.before["status"], screen.outcome.after["status"]) == ("permission_denied",
+                                                                                     "answer_off_topic")
+        assert "answer_off_topic" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_calling_the_offered_tool_makes_the_run_answer_ready(scenarios_file):
+    app = TraceApp(open_source([scenarios_file]))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_run(pilot, "unknown_tool", seq=3)
+        await edit(pilot, "/responses/0/body/output/0/name", "read_order")
+        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen))
+        screen = app.screen
+        assert (screen.outcome.before["status"], screen.outcome.after["status"]) == ("unknown_tool", "answer_ready")
         text = screen_text(app)
-        assert "authorization failed at step 4 (permission_denied)" in text and "answer ready" in text
-        assert "8 event(s) differ, 5 with a new outcome" in text
-        assert "edited: /responses/0/body/output/0/arguments" in text
+        assert "arguments failed at step 3 (unknown_tool)" in text and "answer ready" in text
+        assert "8 event(s) differ, 7 with a new outcome" in text  # the failed step and the six it never reached
+        assert "edited: /responses/0/body/output/0/name" in text
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
@@ -144,8 +160,9 @@ async def test_write_on_the_main_screen_exports_the_selected_run(scenarios_file)
 
 def test_compare_view_snapshot(snap_compare, scenarios_file):
     async def run_before(pilot) -> None:
-        await open_run(pilot, "cross_tenant", seq=3)
-        await edit(pilot, None, '{"order_id": "o-1"}')
+        await open_run(pilot, "unknown_tool", seq=3)
+        await edit(pilot, "/responses/0/body/output/0/name", "read_order")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, CompareScreen))
         await pilot.pause()
 
     source = IndexedSource([scenarios_file], label="scenarios.jsonl")  # a stable header for the picture

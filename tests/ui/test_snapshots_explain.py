@@ -63,8 +63,8 @@ def test_inputs_tree_80x24(snap_compare, scenarios_file):
 
 def test_compare_view_80x24(snap_compare, scenarios_file):
     async def run_before(pilot) -> None:
-        await open_run(pilot, "cross_tenant", seq=3)
-        await edit(pilot, None, '{"order_id": "o-1"}')
+        await open_run(pilot, "unknown_tool", seq=3)
+        await edit(pilot, "/responses/0/body/output/0/name", "read_order")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, CompareScreen))
         await pilot.pause()
 

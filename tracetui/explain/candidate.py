@@ -60,7 +60,7 @@ class Candidate:
 def joined(first: str, second: str) -> str:
     """Two claims as one sentence, without saying the same subject twice:
     "the model should have called X, then answered Y"."""
-    for marker in ("should have ", "should "):
+    for marker in ("should have ", "would have ", "should "):
         at, again = first.find(marker), second.find(marker)
         if at >= 0 and again >= 0 and first[:at] == second[:again]:
             return f"{first}, then {second[again + len(marker):]}"

@@ -6,18 +6,15 @@ before it is used, and anything unexpected simply yields no evidence.
 """
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from tracetui.loop.answer import orders_named, refund_named
 from tracetui.replay.edit import exchanges_of
 from tracetui.trace.format import FAILED, LANES, OK
 from tracetui.trace.reader import RunData
-
-ORDER_ID = re.compile(r"\bo-\d+\b")
-REFUND = re.compile(r"[Rr]efund (\d+(?:\.\d+)?)")
 
 
 @dataclass(frozen=True)
@@ -32,13 +29,18 @@ class Call:
     arguments: str | None  # the raw text the model produced
 
 
-def _data(event: dict[str, Any]) -> dict[str, Any]:
+def event_data(event: dict[str, Any]) -> dict[str, Any]:
+    """An event's ``data`` when it is an object, else empty (a trace's data may be any JSON)."""
     data = event.get("data")
     return data if isinstance(data, dict) else {}
 
 
-def _int(value: Any) -> int | None:
+def as_int(value: Any) -> int | None:
+    """``value`` when it is an int (not a bool), else None."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+_data, _int = event_data, as_int  # the names this module's own code uses
 
 
 class Evidence:
@@ -183,7 +185,7 @@ class Evidence:
 
     def orders_asked(self) -> list[str]:
         """The order ids the user's request names, first mention first."""
-        return list(dict.fromkeys(ORDER_ID.findall(self.user_input[:10_000])))
+        return orders_named(self.user_input)  # as the answer rule reads it
 
     def own_orders(self) -> list[str]:
         """Orders the caller may read: same tenant and user."""
@@ -191,8 +193,7 @@ class Evidence:
         return [k for k, o in self.orders.items() if o.get("tenant") == p.get("tenant") and o.get("user") == p.get("user")]
 
     def refund_asked(self) -> float | None:
-        match = REFUND.search(self.user_input[:10_000])
-        return float(match.group(1)) if match else None
+        return refund_named(self.user_input)
 
     @cached_property
     def tools(self) -> list[dict[str, Any]]:

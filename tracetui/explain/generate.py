@@ -1,12 +1,14 @@
 """Which candidate edits a failing run's evidence calls for, by the code of each event that decided it."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable, Iterator
 
 from tracetui.explain import input_side as inputs
 from tracetui.explain import model_side as model
 from tracetui.explain.candidate import Candidate
 from tracetui.explain.evidence import Evidence
+from tracetui.explain.kinds import not_the_model_s_response
 from tracetui.trace.verdict import RECORDING_ENDED
 
 Generator = Callable[[Evidence, dict[str, Any]], Iterator[Candidate]]
@@ -50,14 +52,24 @@ def candidates(ev: Evidence) -> Iterator[Candidate]:
     if ev.ready or not ev.inputs:
         return
     seen: set[bytes] = set()
+    provider_failed = not_the_model_s_response(ev)
 
     def fresh(found: Iterator[Candidate]) -> Iterator[Candidate]:
         for candidate in found:
             if candidate.key not in seen:
                 seen.add(candidate.key)
-                yield candidate
+                yield _provider_voiced(candidate) if provider_failed else candidate
 
     for event in ev.failing:
         for generator in BY_CODE.get(str(event.get("code")), ()):
             yield from fresh(generator(ev, event))
     yield from fresh(inputs.whole_context(ev))
+
+
+def _provider_voiced(candidate: Candidate) -> Candidate:
+    """A rewritten response where the provider failed (a failed status, a broken stream) is the provider's
+    answer, not the model's: said so, and not blamed on the model."""
+    if candidate.side != "model":
+        return candidate
+    words = candidate.words.replace("the model should have ", "a working response would have ", 1)
+    return replace(candidate, side="provider", words=words)

@@ -11,7 +11,7 @@ from typing import Any, Iterator
 
 from tracetui.explain.arguments import parse_or_close
 from tracetui.explain.candidate import OBJECT, Candidate, one
-from tracetui.explain.evidence import Evidence, _data, _int
+from tracetui.explain.evidence import Evidence, as_int as _int, event_data as _data
 from tracetui.loop.ablations import ABLATIONS
 from tracetui.loop.inputs import BUDGET_LIMITS
 from tracetui.loop.world import BUDGETS

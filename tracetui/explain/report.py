@@ -4,8 +4,10 @@ from __future__ import annotations
 from typing import Any
 
 from tracetui.explain.candidate import SIDES, brief
-from tracetui.explain.command import replay_command, set_text
-from tracetui.explain.search import FIX, Explanation, Proof
+from tracetui.explain.command import PrintedCommand, printed_command, redacted_note, set_text, value_files_note
+from tracetui.explain.kinds import REFUSED_REQUEST, partials_shown
+from tracetui.explain.search import FIX, PARTIAL, WHAT_IF, Explanation, Proof
+from tracetui.trace.responsibility import GUARD, WORDS as RESPONSIBILITY_WORDS
 from tracetui.trace.safe_text import printable
 from tracetui.trace.verdict import ICONS
 
@@ -30,10 +32,12 @@ def side_words(proof: Proof) -> str:
 
 def proof_data(proof: Proof, file: str | None, rank: int, run_id: str) -> dict[str, Any]:
     run = proof.outcome.original
+    command = printed_command(file, run_id, run, proof.edits)
     return {
         "rank": rank,
         "kind": proof.kind,
-        "edits": [{"path": e.path, "value": e.value, "set": f"{e.path}={set_text(run, e)}"} for e in proof.edits],
+        "why_not": proof.why_not,
+        "edits": [{"path": e.path, "value": e.value, "set": _set_arg(run, e)} for e in proof.edits],
         "words": proof.candidate.words,
         "side": proof.candidate.side,
         "lane": proof.candidate.lane,
@@ -41,64 +45,123 @@ def proof_data(proof: Proof, file: str | None, rank: int, run_id: str) -> dict[s
         "before": proof.outcome.before,
         "after": proof.outcome.after,
         "events_changed": len(proof.outcome.changes),
-        "command": replay_command(file, run_id, run, proof.edits),
+        "command": command.text,
+        "command_why_not": command.why_not,  # why "command" is null
     }
+
+
+def _set_arg(run: Any, edit: Any) -> str | None:
+    """What ``--set`` takes for an edit; None when no argument sets it (a path holding "=" is cut there)."""
+    text = set_text(run, edit)
+    return None if text is None or "=" in edit.path else f"{edit.path}={text}"
+
+
+def _within(groups: list[list[Proof]], limit: int) -> tuple[list[list[Proof]], int]:
+    """Each group cut to one budget of ``limit`` proofs, spent in order (fixes, then what-ifs, then partials),
+    and how many were left out: what ``--limit`` means in text and in JSON alike."""
+    room, shown = limit, []
+    for proofs in groups:
+        shown.append(proofs[:max(room, 0)])
+        room -= len(shown[-1])
+    return shown, sum(len(g) for g in groups) - sum(len(g) for g in shown)
 
 
 def as_data(result: Explanation, file: str | None, limit: int) -> dict[str, Any]:
     run_id = result.run.run_id
+    (fixes, what_ifs, partials), more = _within([result.fixes, result.what_ifs, shown_partials(result)], limit)
+    ranks = iter(range(1, limit + 1))  # one numbering across the three lists, as the text numbers them
     return {
         "file": file,
         "run_id": run_id,
         "before": result.before,
         "reason": result.reason,
+        "responsibility": result.responsibility,
+        "headline": result.headline,
         "tried": result.tried,
         "refused": result.refused,
         "single_edit_fix": result.single_edit_fix,
-        "fixes": [proof_data(p, file, i + 1, run_id) for i, p in enumerate(result.fixes[:limit])],
-        "partials": [] if result.fixes else [proof_data(p, file, i + 1, run_id)
-                                             for i, p in enumerate(result.partials[:limit])],
+        "fixes": [proof_data(p, file, next(ranks), run_id) for p in fixes],
+        "what_ifs": [proof_data(p, file, next(ranks), run_id) for p in what_ifs],
+        "partials": [proof_data(p, file, next(ranks), run_id) for p in partials],
+        "more": more,  # left out by --limit
     }
+
+
+def shown_partials(result: Explanation) -> list[Proof]:
+    """Partials are listed only when no fix is proven, and never when a guard held (nothing needs fixing):
+    the rule every surface uses, :func:`tracetui.explain.kinds.partials_shown`."""
+    return partials_shown(result.partials, bool(result.fixes), result.guard_held)
 
 
 def _block(proof: Proof, n: int, file: str | None, run_id: str) -> list[str]:
     c = proof.candidate
     where = "at the first failing boundary" if proof.at_first_failure else f"on {c.lane or 'the run'}"
-    label = "partial: " if proof.kind != FIX else ""
+    label = {FIX: "", WHAT_IF: "what if: ", PARTIAL: "partial: "}.get(proof.kind, "")
     lines = [f"{n:>2}. {label}{c.words}", f"    {side_words(proof)} · {where}"]
+    if proof.why_not:
+        lines.append(f"    not a fix: {proof.why_not}")
     lines += [f"    {w}" for w in edit_words(proof)]
     lines.append(f"    {verdict_brief(proof.outcome.before)}  →  {verdict_brief(proof.outcome.after)}")
-    command = replay_command(file, run_id, proof.outcome.original, proof.edits)
-    if command:
-        lines.append(f"    {command}")
-    return [printable(line) for line in lines]
+    after = proof.outcome.after
+    if (proof.kind == PARTIAL and after.get("responsibility") == GUARD
+            and (after.get("first_failure") or {}).get("code") in REFUSED_REQUEST):
+        lines.append("    then a guard refuses what the user asked for: the run ends where it should")
+    command = printed_command(file, run_id, proof.outcome.original, proof.edits)
+    return [printable(line) for line in lines] + _command_lines(command, "    ")
+
+
+def _command_lines(command: PrintedCommand, indent: str) -> list[str]:
+    """The command as it is (already redacted and checked to print unchanged: a printable() pass over the
+    quoted line is what let trace content out of its quotes), its notes, or why there is none."""
+    if command.text is None:
+        return [printable(f"{indent}no command: {command.why_not}")]
+    notes = [n for n in (value_files_note(command.text), redacted_note(command)) if n]
+    return [indent + command.text] + [printable(indent + n) for n in notes]
 
 
 def as_text(result: Explanation, file: str | None, limit: int) -> list[str]:
-    """The report ``tracetui explain`` prints: the verdict, then each proven fix, best first."""
+    """The report ``tracetui explain`` prints: the verdict and who is responsible, what a guard that held means,
+    then each proven fix, best first, then the what-ifs (or the partials when nothing gets the run through)."""
     run_id = result.run.run_id
     lines = [printable(f"{verdict_brief(result.before)}  run {run_id}")]
     ff = result.before.get("first_failure") or {}
     if ff.get("reason"):
         lines.append(printable(f"   {ff['reason']}"))
+    if result.responsibility:
+        words = RESPONSIBILITY_WORDS.get(result.responsibility, "")
+        lines.append(f"   responsibility: {result.responsibility} ({words})")
     if result.reason:
         return lines + [printable(result.reason)]
+    if result.headline:
+        lines += ["", printable(result.headline)]
     tried = f"{result.tried} edit{'s' if result.tried != 1 else ''} tried by replay"
+    partials = shown_partials(result)
+    sections: list[tuple[str, list[Proof]]] = []
     if result.fixes:
         n = len(result.fixes)
         head = f"{n} proven fix{'es' if n != 1 else ''} ({tried})"
         if not result.single_edit_fix:
-            head = f"no single edit makes it answer-ready; {n} pair{'s' if n != 1 else ''} of edits do{'' if n != 1 else 'es'} ({tried})"
-        lines += ["", head + ":"]
-        shown = result.fixes[:limit]
-    elif result.partials:
-        lines += ["", f"no edit makes it answer-ready ({tried}); these get it further (partial):"]
-        shown = result.partials[:limit]
-    else:
+            head = (f"no single edit makes it answer-ready; {n} pair{'s' if n != 1 else ''} of edits "
+                    f"do{'' if n != 1 else 'es'} ({tried})")
+        sections.append((head, result.fixes))
+    if result.what_ifs:
+        n = len(result.what_ifs)
+        head = f"{n} what-if{'s' if n != 1 else ''}: true, but not a fix"
+        sections.append((head if result.fixes else f"no proven fix; {head} ({tried})", result.what_ifs))
+    if partials:
+        head = "these get it further (partial)"
+        sections.append((head if result.what_ifs else f"no edit makes it answer-ready ({tried}); {head}", partials))
+    if not sections:
         return lines + ["", f"no edit tracetui can derive from this run changes its verdict ({tried})"]
-    for n, proof in enumerate(shown, 1):
-        lines += [""] + _block(proof, n, file, run_id)
-    more = len(result.fixes or result.partials) - len(shown)
+    groups, more = _within([proofs for _, proofs in sections], limit)
+    n = 0
+    for (head, _), shown in zip(sections, groups):
+        if not shown:
+            continue
+        lines += ["", head + ":"]
+        for proof in shown:
+            n += 1
+            lines += [""] + _block(proof, n, file, run_id)
     if more > 0:
         lines += ["", f"… {more} more (--limit {limit + more} to see them)"]
     return lines
@@ -106,12 +169,16 @@ def as_text(result: Explanation, file: str | None, limit: int) -> list[str]:
 
 def top_fix_line(result: Explanation, file: str | None) -> str:
     """One line for ``check --explain``: the best proven fix and its command, or why there is none."""
-    best = result.best
+    best = result.best  # a fix, never a what-if
     if best is None:
         if result.reason:
             return printable(f"    no fix: {result.reason}")
-        partial = f"; best partial: {result.partials[0].candidate.words}" if result.partials else ""
-        return printable(f"    no proven fix ({result.tried} edits tried){partial}")
-    command = replay_command(file, result.run.run_id, best.outcome.original, best.edits)
+        if result.headline:
+            return printable(f"    no fix: {result.headline}")
+        partials = shown_partials(result)
+        partial = f"; best partial: {partials[0].candidate.words}" if partials else ""
+        what_if = f"; {len(result.what_ifs)} what-if(s), none a fix" if result.what_ifs else ""
+        return printable(f"    no proven fix ({result.tried} edits tried){what_if}{partial}")
+    command = printed_command(file, result.run.run_id, best.outcome.original, best.edits)
     pair = " (2 edits)" if len(best.edits) > 1 else ""
-    return printable(f"    fix{pair}: {best.candidate.words}") + "\n" + printable(f"      {command}")
+    return "\n".join([printable(f"    fix{pair}: {best.candidate.words}")] + _command_lines(command, "      "))

@@ -14,14 +14,15 @@ import orjson
 
 from tracetui import __version__
 from tracetui.loop.ablations import ABLATIONS
-from tracetui.loop.answer import verify_answer
+from tracetui.loop.answer import not_asked_note, orders_named, verify_answer
 from tracetui.loop.recorder import Recorder
 from tracetui.loop.retry import failure_code, policy_for
 from tracetui.loop.tools import ToolFailure, ToolState
-from tracetui.loop.validation import REPAIRABLE, UNKNOWN_TOOL, validate_arguments
+from tracetui.loop.validation import REPAIRABLE, SCHEMA_UNCHECKED, UNKNOWN_TOOL, validate_arguments
 from tracetui.providers import base
 from tracetui.providers.base import INTERRUPTED, RESPONSE_TOO_LARGE, Adapter, Exchange, HttpRequest, ModelTurn, Transport
 from tracetui.trace.format import ANSWER_READY, FAILED, OK, RECOVERED, TRACE_VERSION
+from tracetui.trace.responsibility import ABLATED
 from tracetui.trace.verdict import RECORDING_ENDED, first_failure, status_of
 
 GENERATION_FAILURES = {
@@ -89,8 +90,10 @@ class AgentLoop:
         self.seen_call_ids: set[str] = set()
         self.executed: set[tuple[str, str]] = set()
         self.receipts: list[dict[str, Any]] = []
+        self.failed_orders: set[str] = set()  # orders a tool call failed for: an answer may leave them out
         self.repair_pending: dict[str, list[dict[str, Any]]] = {}
         self.request_id: str | None = None
+        self.ablated_turns: set[int] = set()  # turns whose request the context ablation changed
 
     @property
     def rng(self) -> random.Random:
@@ -113,7 +116,10 @@ class AgentLoop:
         return self._result()
 
     def _turn(self, turn: int) -> None:
-        body = self.adapter.build_request(self.inputs["model"], self.ablate(self.transcript), self.inputs["tools"],
+        sent = self.ablate(self.transcript)
+        if sent != self.transcript:
+            self.ablated_turns.add(turn)
+        body = self.adapter.build_request(self.inputs["model"], sent, self.inputs["tools"],
                                           self.budgets["max_output_tokens"], self.stream)
         conversation = _conversation(body)
         units = (len(orjson.dumps(conversation)) + 3) // 4
@@ -234,7 +240,8 @@ class AgentLoop:
 
     # -- answer -------------------------------------------------------------------------------
     def _answer(self, turn: int, text: str) -> None:
-        ok, code, summary, data = verify_answer(self.inputs.get("task") or {}, text, self.receipts)
+        ok, code, summary, data = verify_answer(self.inputs.get("task") or {}, text, self.receipts,
+                                                orders_named(self.inputs["user_input"]), self.failed_orders)
         self.rec.add("answer", "answer.verify", OK if ok else FAILED, turn, self.clock, summary, code=code, data=data)
         raise _Finished
 
@@ -277,9 +284,9 @@ class AgentLoop:
         log = {"request_id": self.request_id, "tool_call_id": call.call_id, "tool": call.name,
                "arguments": call.arguments, "error_type": error_type, "attempt": self.repairs + 1,
                "validated_at": self.clock}
-        if error_type == UNKNOWN_TOOL:
+        if error_type in (UNKNOWN_TOOL, SCHEMA_UNCHECKED):  # no repair can help: the run stops here
             self.rec.add("arguments", "arguments.validate", FAILED, turn, self.clock, message,
-                         call_id=call.call_id, code="unknown_tool", data=log)
+                         call_id=call.call_id, code=error_type, data=log)
             raise _Finished
         if error_type in REPAIRABLE:
             self.repairs += 1
@@ -306,8 +313,9 @@ class AgentLoop:
         facts["tool"] = call.name
         if not allowed:
             facts["returned_fields"] = []
+            note = not_asked_note(self.inputs["user_input"], args)  # whether the model made the resource up
             self.rec.add("authorization", "authorization.check", FAILED, turn, self.clock,
-                         f"permission denied: {why}; no protected field returned", call_id=call.call_id,
+                         f"permission denied: {why}; no protected field returned{note}", call_id=call.call_id,
                          code="permission_denied", data=facts)
             raise _Finished
         self.rec.add("authorization", "authorization.check", OK, turn, self.clock, f"allowed: {why}",
@@ -327,8 +335,9 @@ class AgentLoop:
                 return
         violation = self.state.business_rule(call.name, args)
         if violation:
+            note = not_asked_note(self.inputs["user_input"], args)  # whether the model made the amount up
             self.rec.add("arguments", "arguments.business_rule", FAILED, turn, self.clock,
-                         f"business rule: {violation}; not retried automatically", call_id=call.call_id,
+                         f"business rule: {violation}; not retried automatically{note}", call_id=call.call_id,
                          code="business_rule_violation", data={**log, "error_type": "business_rule"})
             raise _Finished
         self._execute(turn, call, args, data)
@@ -343,6 +352,8 @@ class AgentLoop:
             if failure.code == "timeout" and data["idempotency_key"]:
                 self._write_timeout(turn, call, args, data)
                 return
+            if isinstance(args.get("order_id"), str):
+                self.failed_orders.add(args["order_id"])
             self.rec.add("receipt", "receipt.execute", FAILED, turn, self.clock,
                          f"{call.name} failed ({failure.code}); the error goes back to the model, no result invented",
                          call_id=call.call_id, code="tool_failed", data=data)
@@ -409,10 +420,14 @@ class AgentLoop:
     # -- verdict ------------------------------------------------------------------------------
     def _result(self) -> RunResult:
         events = self.rec.events
-        failure = first_failure(events)
-        if failure is not None and events[-1]["lane"] == "answer" and events[-1]["outcome"] == OK:
+        if events and events[-1]["lane"] == "answer" and events[-1]["outcome"] == OK:
             self.rec.recover(events)  # the answer was verified: every earlier failure was overcome
-            failure = None
+        ablation = self.inputs.get("ablation") or "complete"
+        if ablation != "complete":
+            for event in events:  # the reason of whichever decides says so (tracetui.trace.responsibility),
+                if event["outcome"] == FAILED and event["turn"] in self.ablated_turns:  # if the ablation could matter
+                    event["summary"] += f"; {ABLATED} ({ablation})"
+        failure = first_failure(events)
         status = status_of(failure)
         recovered = len([e for e in events if e["outcome"] == RECOVERED])
         run = {"rec": "run", "run_id": self.run_id, "trace_version": TRACE_VERSION, "producer": PRODUCER,

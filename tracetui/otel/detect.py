@@ -96,8 +96,12 @@ def _imported(spans: Any, problems: list[Problem], label: str) -> TraceFile:
 
     runs = runs_from_spans(spans)
     if not runs:
-        detail = "no span in it" if not problems else f"{len(problems)} line(s) could not be read"
-        raise TraceReadError(f"{label}: no runs found (an OTLP/JSON file with {detail})")
+        if not problems:
+            detail = "an OTLP/JSON file with no span in it"
+        else:  # the reason, not a count: the first problem (check lists the first few before this)
+            more = f"; {len(problems) - 1} more problem(s)" if len(problems) > 1 else ""
+            detail = f"an OTLP/JSON file; line {problems[0].line}: {problems[0].message}{more}"
+        raise TraceReadError(f"{label}: no runs found ({detail})", problems)
     return TraceFile(label, {r.run_id: r for r in runs}, problems)
 
 

@@ -9,7 +9,10 @@ stays where its span puts it.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
+
+import orjson
 
 from tracetui.otel.spans import Span
 from tracetui.trace.format import CODE_RECORDING_ENDED
@@ -79,16 +82,30 @@ def chat_error(text: str) -> tuple[str, str]:
     return "generation", "response_failed"
 
 
-def schema_problem(value: Any, schema: dict[str, Any]) -> str | None:
-    """Why the arguments break the schema (the first error), or None; a schema that cannot be used is skipped."""
-    try:
-        from jsonschema.validators import validator_for
+def schema_problem(value: Any, schema: dict[str, Any]) -> tuple[str | None, str | None]:
+    """``(problem, undecided)``: why the arguments break the schema (its first error), or why the schema
+    gives no verdict on them (a ``$ref`` to outside it, a pattern tracetui does not run, a check that
+    would take too many steps, a broken schema); both None when they fit. Checked by
+    :mod:`tracetui.trace.tool_schema`: nothing is fetched, the work is bounded."""
+    from tracetui.trace.tool_schema import SchemaUnusable, errors
 
-        validator = validator_for(schema)(schema)
-        error = next(iter(validator.iter_errors(value)), None)
+    try:
+        checker = _checker(orjson.dumps(schema, option=orjson.OPT_SORT_KEYS))
+        found = errors(checker, value, first=True)
+    except SchemaUnusable as exc:
+        return None, str(exc)
     except Exception:  # noqa: BLE001 - a broken or hostile schema: no verdict from it
-        return None
-    if error is None:
-        return None
+        return None, "the declared schema is not one tracetui can check arguments with"
+    if not found:
+        return None, None
+    error = found[0]
     where = "/".join(str(p) for p in error.absolute_path)
-    return f"{error.message}" + (f" (at {where})" if where else "")
+    return f"{error.message}" + (f" (at {where})" if where else ""), None
+
+
+@lru_cache(maxsize=256)
+def _checker(schema_json: bytes) -> Any:
+    """One validator per declared schema, not per tool call (an import checks every call)."""
+    from tracetui.trace.tool_schema import validator
+
+    return validator(orjson.loads(schema_json))

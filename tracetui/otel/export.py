@@ -95,3 +95,24 @@ def send_runs(endpoint: str, runs: Iterable[list[Span]], headers: Mapping[str, s
     from tracetui.otel.send import send
 
     return send(endpoint, runs, headers=headers, timeout_s=timeout_s)
+
+
+def _ids(runs: Sequence[RunData], most: int = 12) -> str:
+    shown = ", ".join(r.run_id for r in runs[:most])
+    return shown + (f" … ({len(runs) - most} more)" if len(runs) > most else "")
+
+
+def delivery_words(runs: Sequence[RunData], delivered, refused_runs: int) -> list[str]:
+    """After a refused request: which runs the collector took before it (whole requests: a run is never
+    split) and which it did not, so a user knows what to send again; nothing when none was taken."""
+    if delivered is None or not delivered.requests:
+        return []
+    taken, refused, rest = (runs[:delivered.runs], runs[delivered.runs:delivered.runs + refused_runs],
+                            runs[delivered.runs + refused_runs:])
+    rejected = f", of which the collector rejected {delivered.rejected} span(s)" if delivered.rejected else ""
+    lines = [f"delivered: {len(taken)} of {len(runs)} run(s) in {delivered.requests} request(s), "
+             f"{delivered.spans} span(s){rejected}: {_ids(taken)}",
+             f"not delivered: request {delivered.requests + 1} was refused: {len(refused)} run(s): {_ids(refused)}"]
+    if rest:
+        lines.append(f"not sent: {len(rest)} run(s) after it: {_ids(rest)}")
+    return lines

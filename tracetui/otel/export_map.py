@@ -33,6 +33,9 @@ from tracetui.trace.reader import RunData
 from tracetui.trace.redact import redact_text
 from tracetui.trace.writer import encode_record
 
+#: who is responsible for the run's failure, on the root span beside the other ``tracetui.failure.*``
+FAILURE_RESPONSIBILITY = "tracetui.failure.responsibility"
+
 AGENT = "tracetui"
 #: tracetui's provider names → gen_ai.provider.name
 PROVIDERS = {"openai-responses": "openai", "openai-chat": "openai", "anthropic": "anthropic", "gemini": "gcp.gemini"}
@@ -295,6 +298,8 @@ class _Builder:
             attrs.update({sc.FAILURE_LANE: failure.get("lane"), sc.FAILURE_SEQ: failure.get("seq"),
                           sc.FAILURE_CODE: failure.get("code"), sc.FAILURE_REASON: failure.get("reason"),
                           sc.FAILURE_DECIDED_AT: failure.get("decided_at")})
+            if verdict.get("responsibility"):  # model, harness, environment or guard (tracetui.trace.responsibility)
+                attrs[FAILURE_RESPONSIBILITY] = verdict["responsibility"]
         if self.content:
             if isinstance(self.inputs.get("instructions"), str):
                 attrs[sc.SYSTEM_INSTRUCTIONS] = _json([{"type": "text", "content": self.inputs["instructions"]}])

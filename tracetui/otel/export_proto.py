@@ -74,15 +74,21 @@ def export_request(spans: Iterable[Span]) -> Any:
     )])
 
 
-def partial_success(body: bytes) -> tuple[int, str] | None:
-    """(rejected spans, message) from an ``ExportTraceServiceResponse``, when the collector reports any."""
+def parse_response(body: bytes) -> tuple[int, str] | None:
+    """(rejected spans, message) of an ``ExportTraceServiceResponse`` — (0, "") for full success — or None
+    when ``body`` is not one."""
     trace_service_pb2, *_ = _modules()
     response = trace_service_pb2.ExportTraceServiceResponse()
     try:
         response.ParseFromString(body)
-    except Exception:  # noqa: BLE001 - a body that is not the response message: nothing to report
+    except Exception:  # noqa: BLE001 - a body that is not the response message
         return None
-    if response.HasField("partial_success") and (response.partial_success.rejected_spans
-                                                  or response.partial_success.error_message):
+    if response.HasField("partial_success"):
         return response.partial_success.rejected_spans, response.partial_success.error_message
-    return None
+    return 0, ""
+
+
+def partial_success(body: bytes) -> tuple[int, str] | None:
+    """(rejected spans, message) from an ``ExportTraceServiceResponse``, when the collector reports any."""
+    parsed = parse_response(body)
+    return parsed if parsed and (parsed[0] or parsed[1]) else None

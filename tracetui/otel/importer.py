@@ -42,14 +42,12 @@ def _units(spans: list[Span]) -> list[tuple[Span | None, list[Span], bool]]:
     complete = any(not s.parent_span_id for s in spans)
     roots = sorted((s for s in spans if s.parent_span_id not in by_id), key=lambda s: (s.start_ns, s.span_id))
 
+    agents = {s.span_id for s in by_id.values() if d.role(s) == d.AGENT}
+    above = _AgentAbove(by_id, agents)
+
     def has_agent_ancestor(span: Span) -> bool:
-        seen = set()
-        while span.parent_span_id in by_id and span.span_id not in seen:
-            seen.add(span.span_id)
-            span = by_id[span.parent_span_id]
-            if d.role(span) == d.AGENT:
-                return True
-        return False
+        parent = by_id.get(span.parent_span_id) if span.parent_span_id else None
+        return parent is not None and (parent.span_id in agents or above(parent))
 
     top = [s for s in spans if d.role(s) == d.AGENT and not has_agent_ancestor(s)]
     if len(top) <= 1:
@@ -67,6 +65,48 @@ def _units(spans: list[Span]) -> list[tuple[Span | None, list[Span], bool]]:
             stack.extend(children.get(span.span_id, []))
         units.append((agent, members, complete))
     return units
+
+
+class _AgentAbove:
+    """Whether an agent span is among a span's ancestors, each span walked once (remembered): asking it
+    for every agent under a long chain walked the whole chain each time (quadratic). A parent cycle in a
+    hostile file ends a walk; a span on the cycle has the cycle's spans as its ancestors.
+    """
+
+    def __init__(self, by_id: dict[str, Span], agents: set[str]):
+        self.by_id, self.agents = by_id, agents
+        self.memo: dict[str, bool] = {}
+        self.walked = 0  #: steps taken up the tree, all asks together (the tests prove the work linear with it)
+
+    def __call__(self, start: Span) -> bool:
+        """For a span of ``by_id``."""
+        by_id, agents, memo = self.by_id, self.agents, self.memo
+        chain: list[Span] = []
+        position: dict[str, int] = {}
+        node = start
+        while True:
+            self.walked += 1
+            if node.span_id in memo:  # known: everything walked so far is below it
+                tail = len(chain)
+                break
+            if node.span_id in position:  # a cycle: chain[tail:] goes round it
+                tail = position[node.span_id]
+                on_cycle = any(n.span_id in agents for n in chain[tail:])
+                for member in chain[tail:]:
+                    memo[member.span_id] = on_cycle
+                break
+            position[node.span_id] = len(chain)
+            chain.append(node)
+            parent = by_id.get(node.parent_span_id) if node.parent_span_id else None
+            if parent is None:  # a root (or its parent is not in the file)
+                memo[node.span_id] = False
+                tail = len(chain) - 1
+                break
+            node = parent
+        for member in reversed(chain[:tail]):  # each one's parent is decided by now
+            parent = by_id[member.parent_span_id]
+            memo[member.span_id] = parent.span_id in agents or memo[parent.span_id]
+        return memo[start.span_id]
 
 
 def _meta(span: Span) -> dict[str, Any]:

@@ -95,7 +95,7 @@ class _Run:
             found = d.tool_definitions(span)
             if found is not None:
                 declared = (declared or set()) | set(found)
-                schemas.update({k: v for k, v in found.items() if isinstance(v, dict)})
+                schemas.update({k: v for k, v in found.items() if isinstance(v, (dict, bool))})  # false: no args
         for span in self.spans:
             if d.role(span) == d.TOOL:
                 schema = d.tool_schema(span)
@@ -229,13 +229,16 @@ class _Run:
                                              "invalid_json", call.id, **base)
                 return
         schema = self.schemas.get(call.name)
-        if isinstance(schema, dict):
-            problem = schema_problem(value, schema)
+        if isinstance(schema, (dict, bool)):  # (a boolean is a schema too: false fits nothing)
+            problem, undecided = schema_problem(value, schema)
             if problem:
                 self.checked[key] = self.add(time_ns, span, "arguments", "arguments.validate", FAILED,
                                              f"schema_error: {call.name}: {problem}", "schema_error", call.id, **base)
                 return
-            said = f"{call.name} arguments valid"
+            said = f"{call.name} arguments valid" if undecided is None else \
+                f"{call.name} arguments unchecked: {undecided}"  # no verdict from this schema, said in words
+            if undecided is not None:
+                base["checked"] = False  # not "valid": the explorer's cell says "unchecked" (ui.model)
         else:
             said = f"{call.name} arguments are JSON (no declared schema to check them against)"
         self.checked[key] = self.add(time_ns, span, "arguments", "arguments.validate", OK, said, None, call.id,

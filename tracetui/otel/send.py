@@ -2,10 +2,20 @@
 
 Bounded: each request has a timeout, the collector's status line and headers must all
 arrive within it (however slowly they drip), and its answer must end within it and
-within :data:`MAX_ANSWER_BYTES`; a 429/502/503/504 is retried at most twice
-(after ``Retry-After``, capped), redirects are never followed (an OTLP endpoint
-does not redirect; following one could send the spans somewhere unexpected), and
-the proxy settings of the environment are ignored for loopback endpoints.
+within :data:`MAX_ANSWER_BYTES` once inflated (gzip and deflate are undone here, a
+bounded piece at a time, so a small compressed answer cannot inflate past the cap in
+memory); a 429/502/503/504 is retried at most twice (after ``Retry-After``, capped),
+redirects are never followed (an OTLP endpoint does not redirect; following one could
+send the spans somewhere unexpected), and the proxy settings of the environment are
+ignored for loopback endpoints.
+
+A 2xx counts as delivered only when its body is an ``ExportTraceServiceResponse``
+(protobuf, or JSON when the collector says so), as OTLP/HTTP answers: a proxy's or
+login page's ``200 text/html`` is not a collector's answer, and the spans are not
+reported sent. When a later request is refused, the error carries what the
+collector took before (:attr:`SendError.delivered`), so the user learns which
+runs arrived.
+
 Headers come from ``--header`` or ``OTEL_EXPORTER_OTLP_(TRACES_)HEADERS``, as the
 OpenTelemetry SDKs read them; they are never written anywhere.
 """
@@ -14,16 +24,20 @@ from __future__ import annotations
 import os
 import re
 import time
+import zlib
+from email.message import Message
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 from urllib.parse import unquote, urlsplit
 
 import httpx
+import orjson
 
-from tracetui.otel.export_proto import export_request, partial_success
+from tracetui.otel.export_proto import export_request, parse_response
 from tracetui.otel.spans import Span
 from tracetui.providers.header_deadline import HeaderDeadline, bound_header_reads
-from tracetui.providers.http_transport import is_loopback
+from tracetui.providers.http_transport import ACCEPT_ENCODING, is_loopback
+from tracetui.providers.response_caps import DecodedBody, TooLarge
 
 TRACES_PATH = "/v1/traces"
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
@@ -36,7 +50,13 @@ MAX_ANSWER_BYTES = 1024 * 1024
 
 
 class SendError(Exception):
-    pass
+    """The collector refused or could not be reached. ``delivered``: what it took before that (requests it
+    answered with success, their runs and spans); ``refused_runs``: the runs of the request that failed."""
+
+    def __init__(self, message: str, delivered: "SendReport | None" = None, refused_runs: int = 0):
+        super().__init__(message)
+        self.delivered = delivered
+        self.refused_runs = refused_runs
 
 
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # a header name (RFC 9110)
@@ -60,6 +80,7 @@ class SendReport:
     spans: int = 0
     rejected: int = 0
     messages: tuple[str, ...] = ()
+    runs: int = 0  # the first ``runs`` runs given, whole: requests never split a run
 
 
 def traces_url(endpoint: str) -> str:
@@ -87,39 +108,111 @@ def env_headers(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
 
 def batches(runs: Iterable[list[Span]], limit: int = BATCH_SPANS) -> Iterable[list[Span]]:
     """Whole runs grouped into requests of at most ``limit`` spans (a bigger run goes alone)."""
+    return (batch for _, batch in _run_batches(runs, limit))
+
+
+def _run_batches(runs: Iterable[list[Span]], limit: int = BATCH_SPANS) -> Iterable[tuple[int, list[Span]]]:
+    """(how many runs, their spans) for each request."""
     batch: list[Span] = []
+    count = 0
     for spans in runs:
         if batch and len(batch) + len(spans) > limit:
-            yield batch
-            batch = []
+            yield count, batch
+            batch, count = [], 0
         batch.extend(spans)
+        count += 1
     if batch:
-        yield batch
+        yield count, batch
 
 
 def send(endpoint: str, runs: Iterable[list[Span]], headers: Mapping[str, str] | None = None,
          timeout_s: float = 10.0, transport: httpx.BaseTransport | None = None) -> SendReport:
     """POST the runs' spans; raises :class:`SendError` when the collector refuses or cannot be reached."""
     url = traces_url(endpoint)
-    all_headers = checked_headers({**env_headers(), **(headers or {}), "Content-Type": "application/x-protobuf"})
+    all_headers = checked_headers({**env_headers(), **(headers or {}), "Content-Type": "application/x-protobuf",
+                                   "Accept-Encoding": ACCEPT_ENCODING})  # only codings inflated here within the cap
     report = SendReport()
     messages: list[str] = []
     with httpx.Client(timeout=httpx.Timeout(timeout_s), follow_redirects=False, transport=transport,
                       trust_env=not is_loopback(url)) as client:
         headers_due = HeaderDeadline()  # a collector dripping its headers a byte at a time is cut at the timeout
         bound_header_reads(client, headers_due)
-        for batch in batches(runs):
+        for run_count, batch in _run_batches(runs, BATCH_SPANS):
             body = export_request(batch).SerializeToString()
-            response = _post(client, url, body, all_headers, timeout_s, headers_due)
+            try:
+                response = _post(client, url, body, all_headers, timeout_s, headers_due)
+                rejected, message = _accepted(response, url)
+            except SendError as exc:
+                report.messages = tuple(messages)
+                raise SendError(str(exc), delivered=report, refused_runs=run_count) from None
             report.requests += 1
             report.spans += len(batch)
-            partial = partial_success(response.content) if response.content else None
-            if partial:
-                report.rejected += partial[0]
-                if partial[1]:
-                    messages.append(partial[1])
+            report.runs += run_count
+            report.rejected += rejected
+            if message:
+                messages.append(message)
     report.messages = tuple(messages)
     return report
+
+
+#: the media types of an OTLP/HTTP answer: protobuf (what tracetui sends, so what a collector answers) or JSON
+PROTOBUF_TYPES = frozenset({"application/x-protobuf", "application/protobuf"})
+JSON_TYPE = "application/json"
+
+
+def _media_type(response: httpx.Response) -> str:
+    """The Content-Type without its parameters, lower-cased; "" when there is none."""
+    raw = response.headers.get("content-type", "")
+    if not raw.strip():
+        return ""
+    message = Message()
+    message["content-type"] = raw
+    return message.get_content_type()
+
+
+def _accepted(response: httpx.Response, url: str) -> tuple[int, str]:
+    """(spans rejected, the collector's message) from a 2xx that is a collector's answer; :class:`SendError`
+    for one that is not (an HTML page from a proxy or a login wall says 200 and delivers nothing).
+
+    An empty body is an empty ``ExportTraceServiceResponse`` (full success), whatever its type; a body must
+    be protobuf that parses as one (typed so, or untyped), or JSON (``null`` or an object, its
+    ``partialSuccess`` read)."""
+    media = _media_type(response)
+    body = response.content
+    if not body.strip() and media != "text/html":
+        return 0, ""
+    if media == JSON_TYPE:
+        try:
+            answer = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            answer = []
+        if answer is None:  # a web framework's "no content" as JSON
+            return 0, ""
+        if isinstance(answer, dict):
+            partial = answer.get("partialSuccess", answer.get("partial_success")) or {}
+            if isinstance(partial, dict):
+                rejected = partial.get("rejectedSpans", partial.get("rejected_spans")) or 0
+                message = partial.get("errorMessage", partial.get("error_message")) or ""
+                try:  # OTLP/JSON writes 64-bit integers as decimal strings
+                    return int(rejected), str(message)
+                except (TypeError, ValueError):
+                    pass
+        raise SendError(f"{url}: the collector answered {response.status_code} with JSON that is not an OTLP "
+                        f"ExportTraceServiceResponse: {_excerpt(response)}; the spans are not known to have arrived")
+    if media in PROTOBUF_TYPES or not media:
+        parsed = parse_response(body)
+        if parsed is not None:
+            return parsed
+        raise SendError(f"{url}: the collector answered {response.status_code} with {len(body):,} bytes that are not "
+                        f"an OTLP ExportTraceServiceResponse; the spans are not known to have arrived")
+    raise SendError(f"{url}: answered {response.status_code} with {media}, not with an OTLP "
+                    f"ExportTraceServiceResponse (a proxy's or a login page?): {_excerpt(response)}; the spans are "
+                    f"not known to have arrived")
+
+
+def _excerpt(response: httpx.Response, limit: int = 160) -> str:
+    text = " ".join(response.content[:4 * limit].decode("utf-8", errors="replace").split())
+    return repr(text if len(text) <= limit else text[:limit - 1] + "…")
 
 
 def _post(client: httpx.Client, url: str, body: bytes, headers: Mapping[str, str],
@@ -151,23 +244,34 @@ def _post(client: httpx.Client, url: str, body: bytes, headers: Mapping[str, str
             excerpt = response.text[:200].strip()
             raise SendError(f"{url}: the collector answered {response.status_code}"
                             + (f": {excerpt}" if excerpt else ""))
+        if not 200 <= response.status_code < 300:
+            raise SendError(f"{url}: the collector answered {response.status_code}, not a success (2xx)")
         return response
     raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _read_answer(response: httpx.Response, url: str, timeout_s: float) -> bytes:
-    """The collector's answer, read while it is within :data:`MAX_ANSWER_BYTES` and the timeout (a read
-    timeout alone restarts with every byte)."""
+    """The collector's answer, read while it is within :data:`MAX_ANSWER_BYTES` once inflated and the timeout
+    (a read timeout alone restarts with every byte). Raw bytes are inflated here, a bounded piece at a time:
+    httpx inflates each chunk whole, so 200 KB of gzip became 197 MB before any cap was looked at."""
     deadline = time.monotonic() + timeout_s
+    decoded = DecodedBody(response.headers.get("content-encoding", ""), MAX_ANSWER_BYTES, "the collector's answer")
     chunks: list[bytes] = []
-    size = 0
-    for chunk in response.iter_bytes():
-        size += len(chunk)
-        if size > MAX_ANSWER_BYTES:
+    if response.is_stream_consumed:  # an answer given whole (httpx.MockTransport): in memory and decoded already
+        if len(response.content) > MAX_ANSWER_BYTES:
             raise SendError(f"{url}: the collector's answer is over {MAX_ANSWER_BYTES:,} bytes; not read further")
-        if time.monotonic() > deadline:
-            raise SendError(f"{url}: the collector's answer did not end within the timeout ({timeout_s:g} s)")
-        chunks.append(chunk)
+        return response.content
+    try:
+        for raw in response.iter_raw():
+            chunks.append(decoded.feed(raw))
+            if time.monotonic() > deadline:
+                raise SendError(f"{url}: the collector's answer did not end within the timeout ({timeout_s:g} s)")
+        chunks.append(decoded.finish())
+    except TooLarge:
+        raise SendError(f"{url}: the collector's answer is over {MAX_ANSWER_BYTES:,} bytes"
+                        + (" once inflated" if decoded.coding else "") + "; not read further") from None
+    except zlib.error as exc:
+        raise SendError(f"{url}: the collector's compressed answer is corrupt ({exc})") from None
     return b"".join(chunks)
 
 

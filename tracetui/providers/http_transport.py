@@ -4,14 +4,15 @@ It measures latency, keeps only the response headers that explain a failure,
 and turns every network fault into a recorded outcome (``timeout``, ``connect``,
 ``connection``, ``stream_interrupted`` with the events that did arrive,
 ``response_too_large`` past a cap) instead of an exception, so the loop classifies
-it like any other attempt. It reads raw bytes and undoes their content-coding
+it like any other attempt; a ``connection`` failure keeps h11's words for it (an illegal
+status line, a body cut short) as its error body. It reads raw bytes and undoes their content-coding
 itself (:mod:`~tracetui.providers.response_caps`), so nothing a server sends can
 make a run hold more than the caps; the headers arrive against one deadline
 (:mod:`~tracetui.providers.header_deadline`); no redirect is followed.
 
 The API key lives only here: it is added to the outgoing headers, which no trace
 records, and scrubbed from anything the server echoes back, in any form
-(``tracetui.trace.redact.KnownSecret``). Waiting between
+(``tracetui.trace.known_secret.KnownSecret``). Waiting between
 retries is the one real sleep; the loop decides how long (in logical time) and
 calls :meth:`HttpTransport.wait`, and tests inject a no-op ``sleep``.
 
@@ -42,7 +43,9 @@ from tracetui.providers.response_caps import DecodedBody, ResponseCaps, TooLarge
 from tracetui.providers.stream import EventFolder
 from tracetui.providers.sse import SSEParser
 from tracetui.trace.format import BOM
-from tracetui.trace.redact import TEXT_MARKER, KnownSecret, StreamRedactor, redact_events
+from tracetui.trace.known_secret import KnownSecret
+from tracetui.trace.redact import TEXT_MARKER
+from tracetui.trace.stream_redact import StreamRedactor, redact_events
 from tracetui.trace.limits import too_deep
 
 KEY_ENV = {"openai-responses": "OPENAI_API_KEY", "openai-chat": "OPENAI_API_KEY",
@@ -282,11 +285,11 @@ class HttpTransport:
             return Exchange(None, kept, None, elapsed(), error="timeout")
         except httpx.ConnectError:
             return Exchange(None, kept, None, elapsed(), error="connect")
-        except (httpx.TransportError, httpx.DecodingError, zlib.error):
+        except (httpx.TransportError, httpx.DecodingError, zlib.error) as exc:
             # reset, or the peer closed before the whole body arrived, or its compressed data was corrupt
             if events is not None:
                 return Exchange(status, kept, None, elapsed(), error="stream_interrupted", events=events)
-            return Exchange(None, kept, None, elapsed(), error="connection")
+            return Exchange(None, kept, _connection_words(exc), elapsed(), error="connection")
         except KeyboardInterrupt:
             raise _Interrupted(Exchange(status, kept, None, elapsed(), error=INTERRUPTED, events=events)) from None
         finally:
@@ -307,6 +310,22 @@ class _Interrupted(Exception):
     def __init__(self, exchange: Exchange):
         super().__init__("interrupted")
         self.exchange = exchange
+
+
+#: the most of a connection error's words kept: h11 quotes the line it could not read, which may be long
+MAX_ERROR_WORDS = 300
+
+
+def _connection_words(exc: BaseException) -> dict[str, Any] | None:
+    """What the HTTP library said went wrong (h11's "illegal status line: …", "peer closed connection
+    without sending complete message body …"), as an error body, so the trace keeps the reason and not only
+    ``connection``; None when it said nothing."""
+    words = str(exc).strip()
+    if not words:
+        return None
+    if len(words) > MAX_ERROR_WORDS:
+        words = words[:MAX_ERROR_WORDS - 1] + "…"
+    return {"error": {"type": "connection", "message": words}}
 
 
 def _too_large(status: int | None, headers: dict[str, str], latency_ms: int, reason: str) -> Exchange:

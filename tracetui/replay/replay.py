@@ -76,6 +76,10 @@ def replay(run: RunData, edits: list[tuple[str, Any]] = ()) -> ReplayOutcome:
 
 def loop_failure_words(exc: BaseException) -> str:
     """Why the loop stopped on an edited input, in words rather than the exception's own message."""
+    from tracetui.trace.tool_schema import SchemaUnusable
+
+    if isinstance(exc, SchemaUnusable):  # its words name the $ref or pattern, and say nothing was fetched
+        return f"a tool's parameters are not a JSON Schema the loop can check arguments with: {exc}"
     module = type(exc).__module__ or ""
     if module.startswith(("jsonschema", "referencing")):
         return "a tool's parameters are not a JSON Schema the loop can check arguments with " \

@@ -155,7 +155,7 @@ class Checker(StrictScan):
             status, failure = summary.get("status"), summary.get("first_failure")
             if failure is None and status == ANSWER_READY:
                 decided(r, keep({"run_id": names[r], "status": ANSWER_READY, "outcome": READY, "ready": True,
-                                 "complete": True, "first_failure": None}))
+                                 "complete": True, "first_failure": None, "responsibility": None}))
                 continue
             try:
                 key = (status, tuple(failure.items())) if type(failure) is dict else None

@@ -241,6 +241,34 @@ _KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFB
           stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory"}
 
 
+#: file systems whose files the kernel makes as they are read: their size is 0 or one page, whatever they hold
+_KERNEL_MADE = {"proc", "sysfs", "debugfs", "tracefs", "securityfs", "cgroup", "cgroup2", "configfs", "pstore",
+                "bpf", "efivarfs", "selinuxfs", "fusectl", "binfmt_misc", "rpc_pipefs", "nfsd", "nsfs"}
+
+
+def kernel_made(st: os.stat_result) -> str | None:
+    """``"proc at /proc"`` when the file is on a file system of the kernel's own (procfs, sysfs…), else None.
+
+    Only a size that such a file would report (0 or a whole number of pages) is looked up, in
+    ``/proc/self/mountinfo`` (Linux); where that cannot be read, a file is taken for a plain one.
+    """
+    if st.st_size % 4096:
+        return None
+    device = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    try:
+        with open("/proc/self/mountinfo", "rb") as fh:
+            table = fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in table.splitlines():
+        fields = line.split(" ")
+        if len(fields) > 6 and fields[2] == device and "-" in fields[6:]:
+            kind = fields[fields.index("-", 6) + 1]
+            if kind in _KERNEL_MADE:
+                return f"{kind} at {fields[4].replace(chr(92) + '040', ' ')}"
+    return None
+
+
 def open_trace(path: str | os.PathLike[str]) -> int:
     """A read-only descriptor on a regular file, or :class:`TraceReadError` saying why not.
 
@@ -267,6 +295,11 @@ def open_trace(path: str | os.PathLike[str]) -> int:
             kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
             raise TraceReadError(f"{path}: is {kind}, not a regular file; to read a stream, "
                                  f"pipe it to standard input and name the file -")
+        made = kernel_made(os.fstat(fd))
+        if made is not None:
+            raise TraceReadError(f"{path}: is a file the kernel makes as it is read ({made}), whose size is not "
+                                 f"known beforehand (it says {os.fstat(fd).st_size} bytes), so it is not read as a "
+                                 f"trace file; to read it, pipe it to standard input and name the file -")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
     except BaseException:

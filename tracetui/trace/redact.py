@@ -2,34 +2,74 @@
 
 Lines are redacted as JSON text rather than by walking objects, so a line costs a
 few regex passes (``tracetui.trace.secret_shapes`` holds the patterns and says
-what they catch). Matching runs on a lowercased copy (same byte offsets, and a
-case-sensitive pattern is several times faster than ``re.IGNORECASE``); the
-replacements are spliced into the original. The marker replaces a whole token
+what they catch), plus gitleaks' rules for particular services
+(``tracetui.trace.gitleaks_rules``); one RE2 set of their literals tells which to
+try. Matching runs on a lowercased copy (same byte offsets, and a
+case-sensitive pattern is several times faster than ``re.IGNORECASE``; the rules
+read the original case); the replacements are spliced into the original. The marker replaces a whole token
 and never quotes any part of the secret. It cannot prove free text is clean.
 
 Text bound for a terminal is redacted as the file would redact it: as a JSON
 string (:func:`redact_text`). A key known in advance (the live run's API key) is
-caught in every form a server might echo it (:class:`KnownSecret`), also when it
-is split across stream events (:func:`redact_events`) or still arriving
-(:class:`StreamRedactor`).
+caught in every form a server might echo it
+(:class:`tracetui.trace.known_secret.KnownSecret`), also when it is split across
+stream events or still arriving (``tracetui.trace.stream_redact``).
 """
 from __future__ import annotations
 
-import base64
 import json
 import re
-from typing import Any, Iterable
-from urllib.parse import quote, quote_plus
+from typing import Any
 
 import orjson
 
-from tracetui.trace.secret_shapes import (ALL_NEEDLES, ASCII_ESCAPE, EDIT_OF_CREDENTIAL, ESCAPED_KEYED,
-                                          CREDENTIAL_WORD, KEY_NAME, KEYED, SHAPES)
+import re2
+
+from tracetui.trace.gitleaks_rules import RULES, Rule, TextFacts, findings
+from tracetui.trace.known_secret import merged
+from tracetui.trace.secret_shapes import (ASCII_ESCAPE, EDIT_OF_CREDENTIAL, ESCAPED_KEYED, CREDENTIAL_WORD, KEY_NAME,
+                                          HEADER_OF_CREDENTIAL,
+                                          KEYED, SHAPES, Shape)
 
 MARKER = b"<redacted>"
-_ANY_NEEDLE = re.compile(b"|".join(map(re.escape, ALL_NEEDLES)))
 TEXT_MARKER = MARKER.decode()
 Span = tuple[int, int]
+
+
+def _needle_set() -> tuple[re2.Set, list[tuple[tuple[Shape, ...], tuple[Rule, ...]]]]:
+    """One RE2 set of every literal a shape or a gitleaks rule needs (one pass over a text finds which it holds),
+    and for each literal the shapes and rules it lets through."""
+    users: dict[bytes, tuple[list[Shape], list[Rule]]] = {}
+    for shape in SHAPES:
+        for needle in shape.needles:
+            users.setdefault(needle, ([], []))[0].append(shape)
+    for rule in RULES:
+        for keyword in rule.keywords:
+            users.setdefault(keyword, ([], []))[1].append(rule)
+    needles = re2.Set.SearchSet(re2.Options())
+    table = []
+    for needle, (shapes, rules) in users.items():
+        needles.Add(re2.escape(needle))
+        table.append((tuple(shapes), tuple(rules)))
+    needles.Compile()
+    return needles, table
+
+
+_NEEDLES, _USERS = _needle_set()
+_SHAPE_ORDER = {shape: n for n, shape in enumerate(SHAPES)}
+
+
+def _triggered(low: bytes) -> tuple[list[Shape], list[Rule]]:
+    """The shapes and gitleaks rules whose literals ``low`` holds, in a fixed order."""
+    found = _NEEDLES.Match(low)
+    if not found:
+        return [], []
+    shapes: dict[Shape, None] = {}
+    rules: dict[Rule, None] = {}
+    for n in found:
+        shapes.update(dict.fromkeys(_USERS[n][0]))
+        rules.update(dict.fromkeys(_USERS[n][1]))
+    return sorted(shapes, key=_SHAPE_ORDER.__getitem__), list(rules)
 
 
 def is_credential_key(key: str) -> bool:
@@ -42,16 +82,25 @@ def _walk(value: Any) -> Any:
     if isinstance(value, dict):
         out = {k: TEXT_MARKER if is_credential_key(k) and isinstance(v, (dict, list)) else _walk(v)
                for k, v in value.items()}
+        name = value.get("name")
+        if isinstance(name, str) and isinstance(out.get("value"), str) and is_credential_key(name):
+            out["value"] = TEXT_MARKER  # a HAR-style header: {"name": "X-Api-Token", "value": "…"}
         path = value.get("path")
         if isinstance(out.get("value"), (str, dict, list)) and isinstance(path, str) \
                 and is_credential_key(_last_segment(path)):  # as under a credential key: numbers stay
             out["value"] = TEXT_MARKER
         return out
     if isinstance(value, list):
+        if value and all(_is_pair(v) for v in value):  # a header list: [["X-Auth-Token", "…"], …]
+            return [[v[0], TEXT_MARKER] if is_credential_key(v[0]) else _walk(v) for v in value]
         return [_walk(v) for v in value]
     if isinstance(value, str) and value.lstrip(_TEXT_SPACE)[:1] in ('{', '[', '"'):
         return _redact_json_text(value)
     return value
+
+
+def _is_pair(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], str)
 
 
 #: what may come before a JSON text held in a string: white space, a byte order mark
@@ -131,31 +180,71 @@ def _redact_structure(line: bytes) -> bytes:
     return b"," + out[1:] if tail else out
 
 
-def _matches(line: bytes, low: bytes, keyed: list[re.Match[bytes]] | None = None) -> list[Span]:
+def _matches(line: bytes, low: bytes, keyed: list[re.Match[bytes]] | None = None, after: int = 0) -> list[Span]:
     """Spans of every secret in a JSON text (``low`` is ``line.lower()``), unsorted, possibly overlapping.
 
-    ``keyed``: the matches of ``KEYED`` in ``low``, when already found.
+    ``keyed``: the matches of ``KEYED`` in ``low``, when already found. ``after``: gitleaks' findings that end at or
+    before this offset may be left out (text already shown).
     """
     spans: list[Span] = []
     if b'":' in low:
         keyed = KEYED.finditer(low) if keyed is None else keyed
-        spans += [m.span("s") for m in keyed if m.start("s") >= 0]
+        spans += [m.span("s") for m in keyed if m.start("s") >= 0 and not _logprob_token(low, m)]
         if b'\\":' in low:
             spans += [m.span("s") for m in ESCAPED_KEYED.finditer(low)]
-    if _ANY_NEEDLE.search(low) is None:  # most short texts (a run id, a word) hold no needle at all
+    shapes, rules = _triggered(low)  # most texts (a run id, a word) hold no needle at all
+    if not shapes and not rules:
         return spans
-    present = {needle for needle in ALL_NEEDLES if needle in low}
-    for shape in SHAPES:
-        if not present.isdisjoint(shape.needles):
-            for m in shape.pattern.finditer(low):
-                if shape.check is None or shape.check(line[m.start():m.end()]):
-                    spans.append(m.span("s") if "s" in shape.pattern.groupindex else m.span())
+    view = line
+    if b"\\" in low:  # a tab or line break before a token is white space to the shapes, as in the text
+        view, low = _spaced(line), _spaced(low)
+    for shape in shapes:
+        for m in shape.pattern.finditer(low):
+            if shape.check is None or shape.check(view[m.start():m.end()]):
+                spans.append(m.span("s") if "s" in shape.pattern.groupindex else m.span())
+    if rules:
+        quoted = _quotes_as_text(view) if b'\\"' in view else view
+        facts = TextFacts(line)  # (its strings and lines found once for every rule)
+        for rule in rules:
+            spans += findings(rule, line, quoted, facts, after)
     return spans
 
 
-def _spans(line: bytes, low: bytes, keyed: list[re.Match[bytes]] | None = None) -> list[Span]:
+def _logprob_token(low: bytes, m: re.Match[bytes]) -> bool:
+    """A model's token in a logprobs entry (``{"token":"Hello","logprob":-0.1}``), not a credential: left to the
+    shapes and rules, like any text."""
+    return (low.startswith(b'token"', m.start()) and low[m.start() - 1:m.start()] == b'"'
+            and low.startswith(b',"logprob":', m.end()))
+
+
+def _spaced(line: bytes) -> bytes:
+    """A JSON text with its ``\\n``, ``\\r`` and ``\\t`` escapes written as the white space they stand for, once
+    per byte (same offsets; a JSON text holds no raw control character, so nothing else changes): what comes
+    after one starts a word, for a shape's "not after a letter" and a rule's ``\\b`` alike."""
+    return _ESCAPED_SPACE.sub(_as_space, line)
+
+
+def _quotes_as_text(view: bytes) -> bytes:
+    """A view in which an escaped quote (a quote of the text, ``\\"``) reads as quotes, as gitleaks' rules expect
+    around a value; which quotes are the line's own is told from the line itself (``gitleaks_rules``). The
+    backslashes before it read as white space, so a key in JSON text held in a string (``\\\"mailgun\\\": …``)
+    is as near its value as gitleaks' rules allow (at most three quote characters around the separator)."""
+    return _ESCAPED_QUOTE.sub(lambda m: b" " * (m.end() - m.start() - 1) + b"'", view)
+
+
+_ESCAPED_QUOTE = re.compile(rb'\\+"')
+#: a white space escape, at any depth of escaping (``\\n``, ``\\\\n`` in JSON held in a string)
+_ESCAPED_SPACE = re.compile(rb"\\+[nrt]")
+_SPACE_OF = {ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t"}
+
+
+def _as_space(m: re.Match[bytes]) -> bytes:
+    return _SPACE_OF[m.group()[-1]] * (m.end() - m.start())
+
+
+def _spans(line: bytes, low: bytes, keyed: list[re.Match[bytes]] | None = None, after: int = 0) -> list[Span]:
     """Like :func:`_matches`, also through ``\\u0073``-style escapes written out as text."""
-    spans = _matches(line, low, keyed)
+    spans = _matches(line, low, keyed, after)
     if b"u00" in low and ASCII_ESCAPE.search(low):
         decoded, offsets = _decode_ascii_escapes(line, low)
         spans += [(offsets[s], offsets[e]) for s, e in _matches(decoded, decoded.lower())]
@@ -181,30 +270,18 @@ def _decode_ascii_escapes(line: bytes, low: bytes) -> tuple[bytes, list[int]]:
     return b"".join(pieces), offsets
 
 
-def _merged(spans: Iterable[Span]) -> list[Span]:
-    out: list[Span] = []
-    for start, end in sorted(spans):
-        if end <= start:
-            continue
-        if out and start <= out[-1][1]:
-            if end > out[-1][1]:
-                out[-1] = (out[-1][0], end)
-            continue
-        out.append((start, end))
-    return out
-
-
 def redact_line(line: bytes) -> bytes:
     """A JSON line (or a part of one, see ``tracetui.trace.writer``) with every secret replaced by the marker."""
     low = line.lower()
     keyed = list(KEYED.finditer(low)) if b'":' in low else []
     if (any(m.start("c") >= 0 for m in keyed) or (b'"path":' in low and EDIT_OF_CREDENTIAL.search(low))
+            or ((b'[["' in low or b'"name":' in low) and HEADER_OF_CREDENTIAL.search(low))
             or (b'\\"' in low and (b"\\u00" in low or CREDENTIAL_WORD.search(low.replace(b"\\", b""))))):
         # (the last: a JSON text inside a string that may hold a credential key, its escapes aside)
         line = _redact_structure(line)
         low = line.lower()
         keyed = list(KEYED.finditer(low))
-    spans = _merged(_spans(line, low, keyed))
+    spans = merged(_spans(line, low, keyed))
     if not spans:
         return line
     out, last = [], 0
@@ -226,14 +303,21 @@ def _as_json(text: str) -> bytes:
 def holds_needle(text: str) -> bool:
     """Whether ``text`` holds anything a secret's shape begins with (or a ``:``/``=`` a keyed value follows)."""
     low = text.lower().encode("utf-8", "surrogatepass")
-    return _ANY_NEEDLE.search(low) is not None or b":" in low
+    return b":" in low or bool(_NEEDLES.Match(low))
 
 
 def redact_text(text: str) -> str:
     """Text with every secret the trace file would redact in it replaced (it is redacted as a JSON string)."""
     encoded = _as_json(text)
     redacted = redact_line(encoded)
-    return text if redacted is encoded else orjson.loads(redacted)
+    return text if redacted is encoded else _loads(redacted)
+
+
+def _loads(data: bytes) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:  # a lone surrogate, escaped by _as_json: json reads it back
+        return json.loads(data)
 
 
 def redact_value(value: Any) -> Any:
@@ -249,199 +333,37 @@ def redact_field(key: str, value: Any) -> Any:
     return redact_value({key: value})[key] if is_credential_key(key) else value
 
 
-def text_spans(text: str) -> list[Span]:
-    """Where the secrets in ``text`` are, as character offsets, merged and in order."""
+def text_spans(text: str, after: int = 0) -> list[Span]:
+    """Where the secrets in ``text`` are, as character offsets, merged and in order.
+
+    ``after``: a character offset; secrets that end at or before it may be left out (text already shown).
+    """
     encoded = _as_json(text)
-    spans = _merged(_spans(encoded, encoded.lower()))
-    return [(_char_offset(encoded, s), _char_offset(encoded, e)) for s, e in spans]
+    after_byte = len(_as_json(text[:after])) - 1 if after > 0 else 0
+    spans = merged(_spans(encoded, encoded.lower(), after=after_byte))
+    if not spans:
+        return []
+    if len(encoded) == len(text) + 2:  # nothing escaped, nothing beyond ASCII: a byte is a character
+        return [(max(s - 1, 0), min(e - 1, len(text))) for s, e in spans]
+    offsets = _char_offsets(encoded, sorted({edge for span in spans for edge in span}))
+    return [(offsets[s], offsets[e]) for s, e in spans]
 
 
-def _char_offset(encoded: bytes, offset: int) -> int:
-    """The character offset in the decoded string of a byte offset in its JSON encoding."""
-    for cut in range(max(offset, 1), 0, -1):  # a span edge inside an escape: the escape's start
-        try:
-            return len(orjson.loads(encoded[:cut] + b'"'))
-        except orjson.JSONDecodeError:
-            continue
-    return 0
+def _char_offsets(encoded: bytes, edges: list[int]) -> dict[int, int]:
+    """The character offset in the decoded string of each byte offset (ascending) in its JSON encoding.
 
-
-class KnownSecret:
-    """One secret known in advance, in every form a server may echo it.
-
-    The key as it is, in any letter case, URL-encoded, as hex, and as base64
-    (standard or URL-safe, alone or inside a longer base64 text such as a
-    ``Basic`` credential, at each of its three alignments).
+    Each edge is reached by decoding only the bytes since the one before, so the
+    whole costs one pass over the text however many secrets it holds.
     """
-
-    MIN_VARIANT = 12  # shorter forms could match by chance
-
-    def __init__(self, secret: str):
-        raw = secret.encode()
-        plain = {secret, quote(secret, safe=""), quote_plus(secret), raw.hex(), secret.replace("/", "\\/")}
-        encoded: set[str] = set()
-        for shift in range(3):
-            text = base64.b64encode(b"\0" * shift + raw).decode()
-            core = text[4 if shift else 0:4 * ((shift + len(raw)) // 3)]  # the characters that depend on it alone
-            encoded.update((core, core.translate(str.maketrans("+/", "-_"))))
-        encoded = {v for v in encoded if len(v) >= self.MIN_VARIANT}
-        self.variants = sorted({v for v in plain | encoded if len(v) >= self.MIN_VARIANT}, key=len, reverse=True)
-        self._folded = [v.lower() for v in self.variants]
-        # an encoded form is one part of a longer base64 text: the marker takes the whole of that text
-        forms = [f"[A-Za-z0-9+/_-]*{re.escape(v)}[A-Za-z0-9+/_=-]*" for v in sorted(encoded, key=len, reverse=True)]
-        forms += [re.escape(v) for v in sorted(plain - encoded, key=len, reverse=True) if len(v) >= self.MIN_VARIANT]
-        self._pattern = re.compile("|".join(forms), re.IGNORECASE)
-
-    def spans(self, text: str) -> list[Span]:
-        return [m.span() for m in self._pattern.finditer(text)]
-
-    def redact(self, text: str) -> str:
-        return self._pattern.sub(TEXT_MARKER, text)
-
-    def scrub(self, value: Any) -> Any:
-        """A JSON value with the secret replaced in every string, object keys included."""
-        if isinstance(value, str):
-            return self.redact(value)
-        if isinstance(value, dict):
-            return {self.redact(k): self.scrub(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.scrub(v) for v in value]
-        return value
-
-    def partial_at_end(self, text: str) -> int:
-        """How many characters at the end of ``text`` could be the start of the secret, in some form."""
-        tail = text[-max(map(len, self.variants), default=0):].lower()
-        best = 0
-        for variant in self._folded:
-            for size in range(min(len(variant) - 1, len(tail)), best, -1):
-                if tail.endswith(variant[:size]):
-                    best = size
-                    break
-        return best
-
-
-def redact_events(events: list[Any], known: KnownSecret | None = None) -> list[Any]:
-    """Stream events with secrets redacted also where they are split across events.
-
-    Consecutive events carry one text in pieces at the same place (``delta``,
-    ``choices/0/delta/content``…); the pieces of each place are read as one text,
-    and a secret found across pieces is replaced in every piece it touches (the
-    marker in the first). A secret that one piece shows on its own is left to
-    the trace writer, except the known one, which is replaced everywhere.
-    """
-    leaves: dict[tuple[Any, ...], list[tuple[Any, Any]]] = {}
-    copied = [_copy_noting_strings(event, (), leaves) for event in events]
-    for places in leaves.values():
-        if len(places) > 1:
-            _redact_across(places, known)
-    return copied if known is None else known.scrub(copied)
-
-
-def _copy_noting_strings(value: Any, path: tuple[Any, ...], leaves: dict[tuple[Any, ...], list[tuple[Any, Any]]]) -> Any:
-    """A copy of a JSON value; each string in it noted under its place (its path, list indices included)."""
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for k, v in value.items():
-            out[k] = _copy_noting_strings(v, (*path, k), leaves)
-            if isinstance(out[k], str):
-                leaves.setdefault((*path, k), []).append((out, k))
-        return out
-    if isinstance(value, list):
-        items = [_copy_noting_strings(v, (*path, i), leaves) for i, v in enumerate(value)]
-        for i, item in enumerate(items):
-            if isinstance(item, str):
-                leaves.setdefault((*path, i), []).append((items, i))
-        return items
-    return value
-
-
-def _redact_across(places: list[tuple[Any, Any]], known: KnownSecret | None) -> None:
-    texts = [parent[key] for parent, key in places]
-    joined = "".join(texts)
-    spans = text_spans(joined) + (known.spans(joined) if known is not None else [])
-    bounds = [0]
-    for text in texts:
-        bounds.append(bounds[-1] + len(text))
-    edits: dict[int, list[tuple[int, int, str]]] = {}
-    own: dict[int, list[Span]] = {}  # each piece's own secrets, which the writer finds without help
-    for start, end in _merged(spans):
-        touched = [i for i in range(len(texts)) if bounds[i] < end and start < bounds[i + 1]]
-        if len(touched) == 1:  # within one piece, yet maybe found only with the text before it ("…_access_key = ")
-            i = touched[0]
-            if i not in own:
-                own[i] = text_spans(texts[i]) + (known.spans(texts[i]) if known is not None else [])
-            if any(s <= start - bounds[i] and end - bounds[i] <= e for s, e in own[i]):
+    out: dict[int, int] = {}
+    done_bytes, done_chars = 1, 0  # just after the opening quote
+    for edge in edges:
+        for cut in range(max(edge, 1), done_bytes - 1, -1):  # an edge inside an escape: the escape's start
+            try:
+                done_chars += len(_loads(b'"' + encoded[done_bytes:cut] + b'"'))
+            except ValueError:  # (orjson's error is one too) an edge inside an escape
                 continue
-        for n, i in enumerate(touched):
-            cut = (max(start, bounds[i]) - bounds[i], min(end, bounds[i + 1]) - bounds[i])
-            edits.setdefault(i, []).append((*cut, TEXT_MARKER if n == 0 else ""))
-    for i, cuts in edits.items():
-        text = texts[i]
-        for start, end, put in sorted(cuts, reverse=True):
-            text = text[:start] + put + text[end:]
-        parent, key = places[i]
-        parent[key] = text
-
-
-#: a token still arriving at the end of streamed text
-_TRAILING_TOKEN = re.compile(r"[^\s\"'`\\<>,;()\[\]{}|]*\Z")
-#: words after which the next token is a credential's value
-_LEAD_IN = re.compile(r"(?i)(?:bearer|basic|token|key|secret|password|passwd|pass|pwd|passphrase|cookie|"
-                      r"authorization)\W{0,3}\Z")
-
-
-class StreamRedactor:
-    """Redacts text shown while it streams, holding back whatever may still turn out to be a secret.
-
-    Feed it each delta; it returns what can be shown now: the text so far,
-    redacted as the file would redact it, less a held tail (a token still
-    arriving that looks like a key, a match that may grow, the start of the known
-    secret). ``close`` returns the rest. The held tail is short for prose, so the
-    text still appears as it arrives.
-    """
-
-    CONTEXT = 1024  # text already shown, kept so a secret after "Bearer " or "password: " is recognised
-    MAX_HELD = 1 << 16  # past this, show what there is rather than wait for the end of the stream
-
-    def __init__(self, known: KnownSecret | None = None):
-        self.known = known
-        self.context = ""
-        self.pending = ""
-
-    def feed(self, delta: str) -> str:
-        self.pending += delta
-        return self._emit(final=False)
-
-    def close(self) -> str:
-        return self._emit(final=True)
-
-    def _emit(self, final: bool) -> str:
-        text = self.context + self.pending
-        start = len(self.context)
-        spans = _merged(text_spans(text) + (self.known.spans(text) if self.known is not None else []))
-        cut = len(text) if final or len(self.pending) > self.MAX_HELD else max(start, self._safe_cut(text, spans))
-        out, pos = [], start
-        for s, e in spans:
-            if e <= pos or s >= cut:
-                continue
-            out += (text[pos:max(s, pos)], TEXT_MARKER)
-            pos = min(e, cut)
-        out.append(text[pos:cut])
-        self.context, self.pending = text[:cut][-self.CONTEXT:], text[cut:]
-        return "".join(out)
-
-    def _safe_cut(self, text: str, spans: list[Span]) -> int:
-        cut = len(text)
-        token = _TRAILING_TOKEN.search(text).start()
-        tail = text[token:]
-        if tail and (not tail.isalpha() or len(tail) >= 16 or _LEAD_IN.search(text, max(0, token - 40), token)):
-            cut = token
-        if self.known is not None:
-            cut = min(cut, len(text) - self.known.partial_at_end(text))
-        changed = True
-        while changed:  # a match that reaches the end may grow; one across the cut must not be split
-            changed = False
-            for s, e in spans:
-                if s < cut and (e >= len(text) or cut < e):
-                    cut, changed = s, True
-        return cut
+            done_bytes = cut
+            break
+        out[edge] = done_chars
+    return out

@@ -8,8 +8,12 @@ whole match is.
 
 Two rules keep the trace writer's memo sound (see ``tracetui.trace.writer``):
 no pattern consumes an unescaped ``"`` except where a credential key ends at it
-and ``:`` follows, and no lookaround tells the start of a string from a ``"``,
-``:`` or ``,`` before it. Values are therefore bounded by JSON's own quoting:
+and ``:`` follows (or inside a header pair that opens with its own ``[`` or
+``{``), and no lookaround tells the start of a string from a ``"``, ``:`` or
+``,`` before it. Shapes read ``\n``/``\t`` escapes as the white space they are
+(``tracetui.trace.redact``). Formats of particular services come from gitleaks'
+rules (``tracetui.trace.gitleaks_rules``); the shapes here are the ones those
+rules lack or catch in fewer forms. Values are therefore bounded by JSON's own quoting:
 a token ends at a quote, a backslash (an escape such as ``\\n``), white space or
 a separator, and the marker replaces the whole of it.
 """
@@ -26,11 +30,16 @@ def _words(*words: bytes) -> bytes:
 
 
 #: a JSON key that names a credential, matched as the key's tail ("x-api-key", "client_secret", "db_pass");
-#: never a count of tokens ("max_output_tokens")
+#: never a count of tokens or a model's tokens ("max_output_tokens", "token_usage", "input_token_details",
+#: "token_count", "tokenCount", "token_ids", "token_type_ids", "token_logprobs", "token_budget", "token_limit"),
+#: nor a "secretary" (what such a key holds is still searched for secrets' shapes like any text)
 CREDENTIAL_KEY = (
-    rb"(?:api[_\-/]?key|authorization|cookie|password|passwd|secret|token(?!s)|bearer|private[_\-]?key|passphrase)"
-    rb"[a-z0-9_\-]*"
-    rb"|" + _words(b"pass") + rb"(?:[_\-][a-z0-9_\-]*)?"  # "pass", "db_pass", "pass_hash"; never "passed", "compass"
+    rb"(?:api[_\-/]?key|authorization|cookie|password|passwd|secret(?!ar(?:y|ies))"
+    rb"|token(?!s|[_\-]?(?:usage|counts?|details|ids?(?![a-z])|type|logprobs?|budget|limit)|izer)|bearer"
+    rb"|private[_\-]?key|passphrase)"
+    rb"[a-z0-9_\-]{0,64}"  # (bounded: from each credential word in a long run of them, a scan to its end was
+    #                         quadratic in the run's length)
+    rb"|" + _words(b"pass") + rb"(?:[_\-][a-z0-9_\-]{0,64})?"  # "pass", "db_pass", "pass_hash"; never "passed"
     rb"|auth"
 )
 #: the same names in free text ("password=", "password: x", "AWS_SECRET_ACCESS_KEY=…"), as whole words
@@ -46,6 +55,10 @@ TAIL = rb"(?:" + _TOKEN + rb"*" + rb"[^\s\"'`\\<>,;()\[\]{}|.])?"
 #: a value after "=" or ":" in free text: a quoted string inside JSON text (\"…\"), a quoted one, or a token
 _FREE_VALUE = (rb"(?P<s>(?:\\\\)*\\\"(?:[^\"\\]|\\+[^\"\\])*(?:(?:\\\\)*\\\")?|'[^'\\\n]*'|"
                rb"[^\s\"'`\\<>,;()\[\]{}|&]+)")  # a bare value ends at "&" too (the next query parameter)
+
+
+#: headers whose value is a credential, as a header list names them
+_HEADER_NAME = rb"(?:set-cookie|cookie|authorization|proxy-authorization|x-api-key|api-key)"
 
 
 @dataclass(frozen=True)
@@ -98,11 +111,17 @@ SHAPES: tuple[Shape, ...] = (
            rb"(?:accountkey|sharedaccesskey|sharedaccesssignature|sharedsecret)\s*=\s*(?P<s>[^;\s\"'\\]+)",
            b"accountkey", b"sharedaccess", b"sharedsecret"),
     _shape("JSON Web Token", rb"eyj(?<![a-z0-9_\-]eyj)[a-z0-9_\-]{5,}\.eyj[a-z0-9_\-]{5,}\.?" + TAIL, b"eyj"),
+    # (the body runs to the next "-----" once, then takes the END line if it is there: linear, where a lazy body
+    # looking for END from each BEGIN was quadratic in a run of BEGIN lines)
     _shape("private key block",
            rb"-----begin (?:[a-z0-9]+ )*private key(?: block)?-----"
-           rb"(?:(?:[a-z0-9+/=:,\- \t\r\n]|\\+[nrt])*?-----end (?:[a-z0-9]+ )*private key(?: block)?-----"
-           rb"|(?:[a-z0-9+/=\s]|\\+[nrt])*)",
+           rb"(?:[a-z0-9+/=:, \t\r\n]|-(?!----)|\\+[nrt])*(?:-----end (?:[a-z0-9]+ )*private key(?: block)?-----)?",
            b"private key"),
+    _shape("Groq API key", _words(b"gsk_") + rb"[a-z0-9]{40,}" + TAIL, b"gsk_"),
+    _shape("xAI API key", _words(b"xai-") + rb"[a-z0-9]{40,}" + TAIL, b"xai-"),
+    _shape("Mailgun key", _words(b"key-") + rb"[0-9a-f]{32}(?![a-z0-9_\-])", b"key-"),
+    _shape("token as a URL's user", rb"://(?P<s>[a-z0-9_\-.~+=]{16,})@(?=[a-z0-9])", b"://",
+           check=lambda match: _random_looking(match[3:-1])),
     _shape("password in a URL", rb"://[^\s/?#@:\"'\\<>]*:(?P<s>[^\s/?#@\"'\\<>]+)@", b"://"),
     _shape("credential in a query string",
            rb"[?&;#](?:api[_\-]?key|apikey|key|token|access_token|refresh_token|id_token|auth|auth_token"
@@ -115,6 +134,25 @@ SHAPES: tuple[Shape, ...] = (
            b"cookie"),
     _shape("credential assignment", FREE_KEY + rb"[ \t]*[=:][ \t]*" + _FREE_VALUE,
            b"pass", b"pwd", b"secret", b"key", b"token"),
+    _shape("AWS secret access key in prose",
+           _words(b"aws") + rb"[^\"\n]{0,30}?secret[^\"\n]{0,30}?(?<![a-z0-9+/])(?P<s>[a-z0-9/+]{40})(?![a-z0-9/+=])",
+           b"aws", check=lambda match: _random_looking(match[-40:])),
+    _shape("Discord bot token",
+           rb"(?<![a-z0-9_\-.])[mno][a-z0-9_\-]{23,25}\.[a-z0-9_\-]{6}\.[a-z0-9_\-]{27,38}(?![a-z0-9_\-])", b".",
+           check=lambda token: token[:1] in b"MNO" and _random_looking(token)),
+    # a credential header as a pair in a list (["Cookie", "…"], or a Python tuple) or a HAR entry
+    # ({"name": "Cookie", "value": "…"}),
+    # in JSON or in JSON held in a string: the one place a match spans quotes other than a key's; it starts at the
+    # "[" or "{" that opens the pair, so it stays inside one part of a line
+    _shape("credential header in a header list",
+           rb"(?:[\[(]\s*(\\*)\"" + _HEADER_NAME + rb"\1\"\s*,\s*\1\"|\{\s*(\\*)\"name\2\"\s*:\s*\2\"" + _HEADER_NAME
+           + rb"\2\"\s*,\s*\2\"value\2\"\s*:\s*\2\")(?P<s>[^\"\\]+)",
+           b"cookie", b"authorization", b"api-key"),
+    # the same object with its value first, as JSON text in a string ({"value": "…", "name": "Cookie"}; in the
+    # line's own JSON the parsed object is redacted whatever its order)
+    _shape("credential header object, value first",
+           rb"\{\s*(\\*)\"value\1\"\s*:\s*\1\"(?P<s>[^\"\\]+)\1\"\s*,\s*\1\"name\1\"\s*:\s*\1\"" + _HEADER_NAME
+           + rb"\1\"", b"cookie", b"authorization", b"api-key"),
 )
 
 #: the needles of every shape, so a line with none of them skips the shape scan entirely
@@ -132,6 +170,9 @@ ESCAPED_KEYED = re.compile(
 CREDENTIAL_WORD = re.compile(CREDENTIAL_KEY)
 #: a replay edit of a credential field: ``{"path":"/inputs/…/api_key","value":…}``
 EDIT_OF_CREDENTIAL = re.compile(rb"\"path\":\s*\"[^\"]*/[^\"/]*(?:" + CREDENTIAL_KEY + rb")\",\s*\"value\":")
+#: a header named as a credential in a header list (``[…,["X-Auth-Token","…"]]``) or a HAR-style header object
+#: (``{"name":"Private-Token",…}``): such lines are parsed, and the header's value replaced (``redact._walk``)
+HEADER_OF_CREDENTIAL = re.compile(rb"(?:\[\[|\],\[|\"name\":)\s*\"[a-z0-9_\-]{0,40}?(?:" + CREDENTIAL_KEY + rb")\"")
 #: a key name that is a credential's: some tail of it is one
 KEY_NAME = re.compile(rb"(?:" + CREDENTIAL_KEY + rb")$")
 #: ``\u0073``-style escapes of printable ASCII written out as text: decoded before matching

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from tracetui.trace.format import ANSWER_READY, CODE_RECORDING_ENDED, FAILED, LANES
+from tracetui.trace.responsibility import responsibility
 
 READY, INCOMPLETE = "ready", "incomplete"
 #: the outcomes, in the order the CLI and the explorer count them
@@ -146,9 +147,11 @@ class Verdict:
         return self.outcome == READY
 
     def as_dict(self, run_id: str) -> dict[str, Any]:
-        """The verdict as ``check --json`` and ``replay --json`` print it."""
+        """The verdict as ``check --json`` and ``replay --json`` print it, with who is responsible for a failure
+        (:mod:`tracetui.trace.responsibility`; None for a run that did not fail)."""
         return {"run_id": run_id, "status": self.status, "outcome": self.outcome, "ready": self.ready,
-                "complete": self.complete, "first_failure": self.first_failure}
+                "complete": self.complete, "first_failure": self.first_failure,
+                "responsibility": responsibility(self.first_failure) if self.outcome == FAILED else None}
 
 
 def decide(summary: Mapping[str, Any] | None, events: Sequence[Mapping[str, Any]]) -> Verdict:
@@ -194,4 +197,6 @@ def verdict_line_parts(run_id: str, verdict: Mapping[str, Any], recovered: int =
         rest += f"  {ff.get('lane')}@{ff.get('seq')}: {ff.get('reason')}"
     elif outcome == FAILED:
         rest += "  (no event shows where it failed)"
+    if verdict.get("responsibility"):
+        rest += f"  [{verdict['responsibility']}]"
     return f"{icon} {run_id}", rest

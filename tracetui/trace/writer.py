@@ -12,6 +12,7 @@ from typing import Any, BinaryIO, Callable, Iterable, Sequence
 import orjson
 
 from tracetui.trace.format import PREFIX_EVENT, PREFIX_RUN, PREFIX_SUMMARY
+from tracetui.trace.output_path import output_target
 from tracetui.trace.redact import redact_line
 
 # Memos of redacted bytes, each bounded by entries times size (a redacted copy is at most
@@ -138,7 +139,9 @@ class AtomicWriter:
     """Write to an unnamed temporary file beside the target, then give it the target's name.
 
     Without ``exclusive`` (``-o``), the file at ``path`` is replaced: a symlink is
-    followed (the file it points to is replaced, not the link) and an existing file
+    followed (the file it points to is replaced, not the link), the name is found as
+    the kernel finds it (:func:`~tracetui.trace.output_path.output_target`: OSError for a
+    folder it cannot reach, never ``nosuchdir/..`` read as text) and an existing file
     keeps its permission bits, never a setuid, setgid or sticky bit; a new one gets
     the usual umask ones. With ``exclusive`` (``w`` in the explorer), ``path`` is
     created and must not exist, not even as a dangling symlink, which is never
@@ -152,7 +155,7 @@ class AtomicWriter:
 
     def __init__(self, path: str | os.PathLike[str], exclusive: bool = False):
         self.exclusive = exclusive
-        self.path = Path(path) if exclusive else Path(os.path.realpath(path))
+        self.path = Path(path) if exclusive else output_target(path)
         self.tmp: str | None = None
 
     def __enter__(self) -> BinaryIO:
@@ -257,14 +260,6 @@ def _is_special(path: Path) -> bool:
     try:
         return not stat.S_ISREG(os.stat(path).st_mode) and not stat.S_ISDIR(os.stat(path).st_mode)
     except FileNotFoundError:
-        return False
-
-
-def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
-    """Whether two paths name one file (through links too); False when either does not exist."""
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
         return False
 
 

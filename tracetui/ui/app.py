@@ -1,6 +1,7 @@
 """The explorer app: opens a trace source and pushes screens. Logic lives in the screens and widgets."""
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sys
@@ -167,9 +168,35 @@ def run_app(paths: list[str], follow: bool = False) -> None:
         raise SystemExit(2) from None
     app = TraceApp(source)
     _exit_on_signals(app)
-    app.run()
+    # on a loop of its own, not asyncio.run's: that would join every executor thread before returning, and a
+    # thread worker inside a replay that never ends would keep the explorer from ever exiting
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    app.run(loop=loop)
+    _exit_past_long_work(source, app.return_code or 0)
+    loop.run_until_complete(loop.shutdown_default_executor())
+    asyncio.set_event_loop(None)
+    loop.close()
     if app.return_code:
         raise SystemExit(app.return_code)
+
+
+def _exit_past_long_work(source: TraceSource, code: int) -> None:
+    """The app has closed (q, ctrl+q, SIGTERM): when a re-run or an explain search is still running on a
+    thread (cancelled, but inside a replay that does not ask), exit now rather than wait for it at the
+    interpreter's exit (:mod:`tracetui.ui.long_work`); its result would be dropped anyway."""
+    from tracetui.ui.long_work import still_running
+
+    if not still_running():
+        return
+    close = getattr(source, "close", None)
+    try:
+        if close is not None:
+            close()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
 
 
 def _exit_on_signals(app: App[Any]) -> None:

@@ -7,6 +7,7 @@ from typing import Callable, Iterator
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from tracetui.trace.format import LANES
+from tracetui.trace.responsibility import RESPONSIBILITIES, WORDS as RESPONSIBILITY_WORDS
 from tracetui.ui.model import SORTS, STATUS_FILTERS
 
 
@@ -26,6 +27,10 @@ def palette_commands(screen, app) -> Iterator[tuple[str, str, Callable[[], objec
         for lane in (None, *LANES):
             yield (f"failing lane: {lane or 'any'}", "lane filter",
                    partial(screen.run_action, f"set_query('lane', {lane!r})"))
+        for whose in (None, *RESPONSIBILITIES):
+            words = RESPONSIBILITY_WORDS.get(whose, whose) if whose else "every run"
+            yield (f"whose failure: {whose or 'any'}", f"responsibility filter: {words}",
+                   partial(screen.run_action, f"set_query('responsibility', {whose!r})"))
         for sort in SORTS:
             yield f"sort by {sort}", "sort the run list", partial(screen.run_action, f"set_query('sort', {sort!r})")
 

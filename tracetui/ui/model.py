@@ -12,6 +12,7 @@ from operator import attrgetter, countOf
 from typing import Any, Iterable, Sequence
 
 from tracetui.trace.format import FAILED, LANE_TITLES, LANES, OK, OUTCOME_ICONS
+from tracetui.trace.responsibility import RESPONSIBILITIES, WORDS as RESPONSIBILITY_WORDS, responsibility
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry
 from tracetui.trace.verdict import ICONS as VERDICT_ICONS, INCOMPLETE, READY
@@ -47,16 +48,18 @@ def run_icon(entry: RunEntry) -> str:
 
 @dataclass(frozen=True)
 class RunQuery:
-    """What the run list shows: a text filter, a status filter, a lane filter and a sort."""
+    """What the run list shows: a text filter, a status filter, a lane filter, a responsibility
+    filter (whose failure it was: see :mod:`tracetui.trace.responsibility`) and a sort."""
 
     text: str = ""
     status: str = "all"
     lane: str | None = None
     sort: str = "file"
+    responsibility: str | None = None
 
     @property
     def is_identity(self) -> bool:
-        return not self.text and self.status == "all" and self.lane is None and self.sort == "file"
+        return not self._filters and self.sort == "file"
 
     def cycled(self, field: str) -> "RunQuery":
         if field == "status":
@@ -65,6 +68,8 @@ class RunQuery:
             return replace(self, sort=_next(SORTS, self.sort))
         if field == "lane":
             return replace(self, lane=_next((None, *LANES), self.lane))
+        if field == "responsibility":
+            return replace(self, responsibility=_next((None, *RESPONSIBILITIES), self.responsibility))
         raise ValueError(field)
 
     def describe(self) -> str:
@@ -75,14 +80,20 @@ class RunQuery:
             parts.append(self.status)
         if self.lane:
             parts.append(f"lane {self.lane}")
+        if self.responsibility:
+            parts.append(f"{self.responsibility}'s failures")
         if self.sort != "file":
             parts.append(f"by {self.sort}")
         return " · ".join(parts)
 
-    def matches(self, entry: RunEntry) -> bool:
+    def matches(self, entry: RunEntry, memo: dict[int, str | None] | None = None) -> bool:
+        """Whether the run list shows ``entry``; ``memo`` (one per pass over the rows) keeps each
+        shared failure's responsibility, so a pass decides it once per failure, not once per row."""
         if self.status != "all" and entry.outcome != self.status:
             return False
         if self.lane is not None and entry.failing_lane != self.lane:
+            return False
+        if self.responsibility is not None and run_responsibility(entry, memo) != self.responsibility:
             return False
         if self.text:
             needle = self.text.lower()
@@ -95,7 +106,9 @@ class RunQuery:
         """Indices into ``entries`` in display order; a ``range`` (no copy) when nothing filters."""
         if self.is_identity:
             return range(len(entries))
-        view = [i for i, e in enumerate(entries) if self.matches(e)] if self._filters else list(range(len(entries)))
+        memo: dict[int, str | None] = {}  # within the pass the rows hold their failures: ids stay theirs
+        view = ([i for i, e in enumerate(entries) if self.matches(e, memo)] if self._filters
+                else list(range(len(entries))))
         key = _SORT_KEYS.get(self.sort)
         if key is not None:
             view.sort(key=lambda i: key(entries[i]))
@@ -103,7 +116,28 @@ class RunQuery:
 
     @property
     def _filters(self) -> bool:
-        return bool(self.text) or self.status != "all" or self.lane is not None
+        return bool(self.text) or self.status != "all" or self.lane is not None or self.responsibility is not None
+
+
+def run_responsibility(entry: RunEntry, memo: dict[int, str | None] | None = None) -> str | None:
+    """Whose failure a row's run was (the core's rule, from the row's first failure alone, as the
+    index keeps it), or None for a run that did not fail. ``memo``: see :meth:`RunQuery.matches`."""
+    if entry.shape.outcome != FAILED:
+        return None
+    failure = entry.shape.first_failure
+    if memo is None:
+        return responsibility(failure)
+    key = id(failure)
+    if key not in memo:
+        memo[key] = responsibility(failure)
+    return memo[key]
+
+
+def responsibility_line(first_failure: Any, inputs: Any = None) -> tuple[str, str] | None:
+    """(class, its words) for a failed run's banner, e.g. ("guard", "a check did its job"); None
+    when the core sees no failure."""
+    found = responsibility(first_failure, inputs if isinstance(inputs, dict) else None)
+    return None if found is None else (found, RESPONSIBILITY_WORDS.get(found, found))
 
 
 def _next(options: Sequence[Any], current: Any) -> Any:
@@ -165,6 +199,8 @@ def _cell_word(event: dict[str, Any]) -> str:
         return {"tool_calls": "calls", "text": "text"}.get(kind, kind) if isinstance(kind, str) else "ok"
     if event.get("kind") == "receipt.lookup":
         return "lookup"
+    if lane == "arguments" and data.get("checked") is False:  # passed on, but no schema verdict (otel.lanes)
+        return "unchecked"
     return OK_WORDS.get(lane, "ok")
 
 

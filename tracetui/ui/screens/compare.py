@@ -184,7 +184,10 @@ class CompareScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="replay")
     def rerun(self, path: str, value: Any) -> None:
-        outcome = replay_or_notify(self, replay_further, self.outcome, path, value)
+        from tracetui.ui.long_work import long_work
+
+        with long_work():  # a quitting app does not wait for a re-run that never ends
+            outcome = replay_or_notify(self, replay_further, self.outcome, path, value)
         if outcome is not None:
             self.app.call_from_thread(self._replace, outcome)
 

@@ -19,13 +19,25 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from tracetui.explain import Proof, Search
-from tracetui.explain.command import replay_command
+from tracetui.explain.command import printed_command
 from tracetui.explain.report import edit_words, verdict_brief
-from tracetui.explain.search import FIX
+from tracetui.explain.kinds import partials_shown
+from tracetui.explain.search import FIX, PARTIAL, WHAT_IF
 from tracetui.trace.reader import RunData
+from tracetui.trace.responsibility import WORDS as RESPONSIBILITY_WORDS, responsibility
 from tracetui.trace.safe_text import one_line, printable
+from tracetui.ui.long_work import long_work
+from tracetui.ui.widgets.verdict import RESPONSIBILITY_STYLES
 
 MAX_PARTIALS = 3
+#: the panel's sections, top to bottom: fixes, then what-ifs, then partials, however the proofs arrive
+SECTION = {FIX: 0, WHAT_IF: 1, PARTIAL: 2}
+KIND_WORDS = {FIX: "fix", WHAT_IF: "what-if", PARTIAL: "partial"}
+KIND_STYLES = {FIX: ("✓", "bold green"), WHAT_IF: ("?", "bold cyan"), PARTIAL: ("◐", "bold yellow")}
+#: a candidate's side in a row's few cells (the CLI's longer words: tracetui.explain.candidate.SIDES)
+SIDE_WORDS = {"data": "tool data", "tools": "tool definitions", "budget": "loop budget", "setting": "loop setting",
+              "context": "model input"}
+MAX_TAG = 28
 
 
 class ProofFound(Message):
@@ -34,19 +46,34 @@ class ProofFound(Message):
         self.proof, self.tried = proof, tried
 
 
-class SearchDone(Message):
-    def __init__(self, tried: int, reason: str | None) -> None:
+class Headline(Message):
+    """The core's line about what the run's failure means for its fixes (a guard held: nothing to fix)."""
+
+    def __init__(self, text: str, held: bool = False) -> None:
         super().__init__()
-        self.tried, self.reason = tried, reason
+        self.text, self.held = text, held
 
 
-def proof_prompt(proof: Proof, width: int) -> Text:
-    """Two lines: the fix in words; then what it edits and the verdict it leads to."""
-    fix = proof.kind == FIX
+class SearchDone(Message):
+    def __init__(self, tried: int, reason: str | None, headline: str | None = None) -> None:
+        super().__init__()
+        self.tried, self.reason, self.headline = tried, reason, headline
+
+
+def proof_tag(proof: Proof) -> str:
+    """What kind of proof and which side of the run it edits: ``fix · model``, ``what-if · caller``."""
+    sides = " + ".join(SIDE_WORDS.get(s, s) for s in str(proof.candidate.side).split(" + "))
+    return f"{KIND_WORDS.get(proof.kind, proof.kind)} · {sides}"
+
+
+def proof_prompt(proof: Proof, width: int, tag_width: int = 0) -> Text:
+    """The proof in words after its kind and side; then what it edits and the verdict it leads to;
+    for a what-if, why it is not a fix."""
+    icon, style = KIND_STYLES.get(proof.kind, KIND_STYLES[PARTIAL])
     text = Text()
-    text.append("✓ " if fix else "◐ ", "bold green" if fix else "bold yellow")
-    if not fix:
-        text.append("partial: ", "yellow")
+    text.append(f"{icon} ", style)
+    tag = proof_tag(proof)
+    text.append(one_line(tag, MAX_TAG).ljust(min(tag_width, MAX_TAG)) + "  ", style.replace("bold ", ""))
     if len(proof.edits) > 1:
         text.append(f"{len(proof.edits)} edits: ", "dim")
     text.append(printable(proof.candidate.words))  # wraps: the words are the point
@@ -59,7 +86,16 @@ def proof_prompt(proof: Proof, width: int) -> Text:
         text.append(one_line(words, max(16, room)), "dim")
     text.append("  → ")
     text.append(shown_after, "green" if after.get("ready") else "red")
+    if proof.kind == WHAT_IF and proof.why_not:
+        text.append("\n    why not: ", "cyan")
+        text.append(one_line(printable(str(proof.why_not)), max(16, width - 13)))
     return text
+
+
+def divider(words: str, width: int) -> Text:
+    """A section's heading across the list: ``── what-ifs: … ──────``."""
+    head = f"── {one_line(words, max(10, width - 8))} "
+    return Text(head + "─" * max(2, width - len(head)), "cyan")
 
 
 class FixesScreen(ModalScreen[Proof | None]):
@@ -70,6 +106,8 @@ class FixesScreen(ModalScreen[Proof | None]):
         Binding("enter", "apply", "open in compare", priority=True, id="fixes.apply"),
         Binding("y", "copy", "copy the replay command", id="fixes.copy"),
         Binding("escape", "close", "back", key_display="esc", id="fixes.close"),
+        # a modal screen hides the app's q: the panel has its own, which stops the search, then quits as the app does
+        Binding("q", "quit", "quit", id="fixes.quit"),
     ]
 
     def __init__(self, run: RunData, original_path: str | None) -> None:
@@ -80,9 +118,13 @@ class FixesScreen(ModalScreen[Proof | None]):
         self.tried = 0
         self.done = False
         self.reason: str | None = None
+        self.headline: str | None = None  # the core's one line when a guard held ("nothing needs fixing")
+        self.responsibility: str | None = None  # whose failure the run was (the core's class)
+        self.guard_held = False  # the core says a guard refused what the user asked for: no partial is listed
         self.pending = False  # Enter was pressed before a fix was proven
         self._moved = False  # the user moved the highlight: keep it on their choice
         self._rebuilding = False
+        self._listed: list[Proof] = []  # the proofs the list shows, in its order
 
     def compose(self) -> ComposeResult:
         with Vertical(id="fixes-box"):
@@ -94,7 +136,11 @@ class FixesScreen(ModalScreen[Proof | None]):
     def on_mount(self) -> None:
         verdict = self.run.verdict()
         box = self.query_one("#fixes-box")
-        box.border_title = Text(one_line(f"fixes for {self.run.run_id} · {verdict_brief(verdict)}", 90))  # never markup
+        title = f"fixes for {self.run.run_id} · {verdict_brief(verdict)}"
+        whose = self.responsibility = responsibility(verdict.get("first_failure"), self.run.inputs)
+        if whose:
+            title += f" · {whose}: {RESPONSIBILITY_WORDS.get(whose, whose)}"
+        box.border_title = Text(one_line(title, 120))  # never markup
         self.show_status()
         self.query_one(OptionList).focus()
         self.search()
@@ -102,22 +148,33 @@ class FixesScreen(ModalScreen[Proof | None]):
     @work(thread=True, exclusive=True, group="explain")
     def search(self) -> None:
         worker = get_current_worker()
-        search = Search(self.run)
-        for proof in search.proofs():
-            if worker.is_cancelled:
-                return
-            self.post_message(ProofFound(proof, search.tried))
-        self.post_message(SearchDone(search.tried, search.reason))
+        # asked before every replay: esc (which cancels the group), q and ctrl+q (every worker, on exit) stop
+        # the search within one replay, so quitting never waits for the whole search
+        # (a replay that never ends would keep the process alive after q: run_app exits past it)
+        with long_work():
+            search = Search(self.run, cancelled=lambda: worker.is_cancelled)
+            if search.headline:  # known before any replay: shown while the proofs come
+                self.post_message(Headline(search.headline, search.guard_held))
+            for proof in search.proofs():
+                if worker.is_cancelled:
+                    return
+                self.post_message(ProofFound(proof, search.tried))
+            self.post_message(SearchDone(search.tried, search.reason, search.headline))
 
     # -- messages from the worker ------------------------------------------------------------------
+    def on_headline(self, message: Headline) -> None:
+        self.headline, self.guard_held = message.text, message.held
+        self.show_status()
+
     def on_proof_found(self, message: ProofFound) -> None:
         self.tried = message.tried
         self.proofs.append(message.proof)
-        self.proofs.sort(key=lambda p: p.rank_key)
+        self.proofs.sort(key=lambda p: (SECTION.get(p.kind, len(SECTION)), p.rank_key))
         self.show_proofs()
 
     def on_search_done(self, message: SearchDone) -> None:
         self.tried, self.reason, self.done = message.tried, message.reason, True
+        self.headline = message.headline or self.headline
         self.show_status()
         if self.pending:
             self.pending = False
@@ -126,43 +183,72 @@ class FixesScreen(ModalScreen[Proof | None]):
     # -- drawing -----------------------------------------------------------------------------------
     @property
     def shown(self) -> list[Proof]:
+        """The listed proofs in display order: every fix, then the what-ifs, then the furthest partials
+        (only while no fix is proven and no guard held: the CLI's rule, :func:`tracetui.explain.kinds.partials_shown`)."""
         fixes = [p for p in self.proofs if p.kind == FIX]
-        return fixes + [p for p in self.proofs if p.kind != FIX][:MAX_PARTIALS]
+        what_ifs = [p for p in self.proofs if p.kind == WHAT_IF]
+        partials = partials_shown([p for p in self.proofs if p.kind not in (FIX, WHAT_IF)], bool(fixes),
+                                  self.guard_held)[:MAX_PARTIALS]
+        return fixes + what_ifs + partials
 
     def show_proofs(self) -> None:
         options = self.query_one(OptionList)
         keep = self.highlighted if self._moved else None
         shown = self.shown
         width = max(40, (options.size.width or self.app.size.width) - 4)
+        tag_width = max((len(proof_tag(p)) for p in shown), default=0)
+        rows: list[Option] = []
+        at: dict[int, int] = {}  # a shown proof's position -> its option's
+        for i, proof in enumerate(shown):
+            if proof.kind == WHAT_IF and (i == 0 or shown[i - 1].kind != WHAT_IF):
+                rows.append(Option(divider("what-ifs: these would pass too, but none is a fix (why not: below each)",
+                                           width), disabled=True))
+            elif proof.kind not in (FIX, WHAT_IF) and i > 0 and shown[i - 1].kind in (FIX, WHAT_IF):
+                rows.append(Option(divider("partial: these only get it further", width), disabled=True))
+            at[i] = len(rows)
+            rows.append(Option(proof_prompt(proof, width, tag_width), id=f"proof-{i}"))
         self._rebuilding = True
+        self._listed = shown
         options.clear_options()
-        options.add_options([Option(proof_prompt(p, width), id=str(i)) for i, p in enumerate(shown)])
-        options.highlighted = shown.index(keep) if keep in shown else 0
+        options.add_options(rows)
+        options.highlighted = at[shown.index(keep)] if keep in shown else (at[0] if shown else None)
         self._rebuilding = False
         self.show_status()
 
     def show_status(self) -> None:
         fixes = sum(p.kind == FIX for p in self.proofs)
+        what_ifs = sum(p.kind == WHAT_IF for p in self.proofs)
+        also = f" · {what_ifs} what-if{'s' if what_ifs != 1 else ''}" if what_ifs else ""
         if self.reason:
             line = Text(printable(self.reason), "yellow")
         elif not self.done:
-            line = Text(f"proving by replay… {fixes} proven · {self.tried} tried", "dim")
+            line = Text(f"proving by replay… {fixes} proven{also} · {self.tried} tried", "dim")
         elif fixes:
             single = any(len(p.edits) == 1 for p in self.proofs if p.kind == FIX)
-            line = Text(f"{fixes} proven · {self.tried} tried", "green")
+            line = Text(f"{fixes} proven{also} · {self.tried} tried", "green")
             if not single:
                 line.append("  ·  no single edit fixes this run: each fix is a pair of edits", "yellow")
+        elif what_ifs:
+            line = Text(f"no fix{also} · {self.tried} tried", "yellow")
         elif self.proofs:
             line = Text(f"no edit makes it answer-ready ({self.tried} tried); these get it further", "yellow")
         else:
             line = Text(f"no edit tracetui can derive from this run changes its verdict ({self.tried} tried)", "yellow")
+        if self.headline:  # a guard held, the environment failed: the core says what it means, before any count
+            style = RESPONSIBILITY_STYLES.get(self.responsibility or "", "bold")
+            line = Text.assemble((printable(self.headline), style), "\n", line)
         self.query_one("#fixes-status", Static).update(line)
 
     @property
     def highlighted(self) -> Proof | None:
-        index = self.query_one(OptionList).highlighted
-        shown = self.shown
-        return shown[index] if index is not None and 0 <= index < len(shown) else None
+        options = self.query_one(OptionList)
+        index = options.highlighted
+        if index is None or not 0 <= index < options.option_count:
+            return None
+        option_id = options.get_option_at_index(index).id or ""
+        shown = self._listed  # what the options show (a proof that arrived since is not among them yet)
+        position = int(option_id[len("proof-"):]) if option_id.startswith("proof-") else -1
+        return shown[position] if 0 <= position < len(shown) else None
 
     @on(OptionList.OptionHighlighted)
     def moved(self) -> None:
@@ -190,15 +276,19 @@ class FixesScreen(ModalScreen[Proof | None]):
         if proof is None:
             self.notify("no proven fix to copy", timeout=2)
             return
-        command = replay_command(self.original_path, self.run.run_id, self.run, proof.edits)
-        if command and printable(command) != command:  # pasted, an ESC[201~ ends a shell's bracketed paste early
-            self.notify("the replay command holds a control character or a secret from the trace: not copied",
-                        severity="warning", markup=False, timeout=4)
+        printed = printed_command(self.original_path, self.run.run_id, self.run, proof.edits)
+        command = printed.text
+        if command is None or printable(command) != command:  # pasted, an ESC[201~ ends a shell's bracketed paste early
+            why = printed.why_not or "the replay command holds a control character or a secret from the trace"
+            self.notify(printable(f"{why}: not copied"), severity="warning", markup=False, timeout=4)
             return
-        if command:
-            self.app.copy_to_clipboard(command)
-            self.notify(printable(f"copied: {command}"), markup=False, timeout=4)
+        self.app.copy_to_clipboard(command)
+        self.notify(printable(f"copied: {command}"), markup=False, timeout=4)
 
     def action_close(self) -> None:
         self.workers.cancel_group(self, "explain")
         self.dismiss(None)
+
+    async def action_quit(self) -> None:
+        self.workers.cancel_group(self, "explain")
+        await self.app.run_action("quit")

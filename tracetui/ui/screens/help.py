@@ -18,6 +18,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from tracetui.ui.widgets.verdict import RESPONSIBILITY_STYLES
+
 LEGEND = [
     ("✓", "green", "run ready: every boundary passed"),
     ("!", "bold yellow", "ready after recovered failures (a retried 429, repaired arguments)"),
@@ -27,6 +29,8 @@ LEGEND = [
     ("↺ 429", "#ffaf00", "a failure the loop overcame: visible, never the verdict"),
     ("✗ denied◀", "bold bright_white on red", "the first failing boundary (also ▶ on its lane)"),
     ("─ not reached", "dim", "a lane the run never got to"),
+    ("guard", RESPONSIBILITY_STYLES["guard"],
+     "whose failure (model, harness, environment, or a guard that held): the banner says; b filters"),
 ]
 #: What each focusable pane is called, for the tab order.
 PANE_NAMES = {"filter": "filter box", "runs": "run list", "lanes": "lane summary", "swimlanes": "swimlanes",

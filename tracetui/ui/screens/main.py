@@ -54,6 +54,9 @@ MAIN_BINDINGS = [
             id="search"),
     Binding("t", "cycle('status')", "status filter", show=False, id="status_filter"),
     Binding("l", "cycle('lane')", "lane filter", show=False, id="lane_filter"),
+    Binding("b", "cycle('responsibility')", "responsibility filter", show=False,
+            tooltip="filter failed runs by whose failure: model, harness, environment, or a guard that held",
+            id="responsibility_filter"),
     Binding("s", "cycle('sort')", "sort", show=False, id="sort"),
     Binding("x", "clear_filters", "clear filters", show=False, id="clear_filters"),
     Binding("escape", "clear_search", "clear search", show=False, key_display="esc", id="clear_search"),
@@ -160,7 +163,7 @@ class MainScreen(LiveSource, ReplayActions, ExplainActions, Screen):
         described = self.query_state.describe()
         shown = f"{len(view):,}/{len(self.entries):,}" if described else f"{len(self.entries):,}"
         label = Text(f"{shown} · ", style="dim")
-        label.append(described or "t status · l lane · s sort", "bold" if described else "dim")
+        label.append(described or "t status · l lane · b whose · s sort", "bold" if described else "dim")
         self.query_one("#query", Label).update(label, layout=False)  # one line, its size fixed by the CSS
 
     def _no_runs_message(self) -> str:
@@ -178,13 +181,15 @@ class MainScreen(LiveSource, ReplayActions, ExplainActions, Screen):
     def show_run(self, entry: RunEntry | None) -> None:
         """Load ``entry`` and show its verdict, lanes and title (nothing when None)."""
         error = None
+        inputs = None
         self.shown = entry
         self.events = []
         if entry is None:
             self.query_one("#run-pane").border_title = ""  # no run: the last one's name must not stay
         else:
             try:
-                self.events = list(self.source.load(entry).events)
+                run = self.source.load(entry)
+                self.events, inputs = list(run.events), run.inputs
             except TraceChanged as exc:  # the file changed on disk: say so, offer to reload
                 error = f"could not load this run: {exc}; r reloads the file"
                 if not self.change_notice:
@@ -203,7 +208,7 @@ class MainScreen(LiveSource, ReplayActions, ExplainActions, Screen):
             pane.border_title = title
         if error is None and self.change_notice and entry is not None:
             error = f"{self.change_notice}: this may be stale; r reloads"
-        self.query_one(VerdictBanner).show(entry, error)
+        self.query_one(VerdictBanner).show(entry, error, inputs)
         self.query_one(SwimLanes).show_run(entry, self.events)
 
     def on_swim_lanes_event_selected(self, message: SwimLanes.EventSelected) -> None:

@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.binding import Binding
 from textual.message import Message
+from textual.worker import get_current_worker
 
 from tracetui.replay.save import save_records
 from tracetui.trace.reader import RunData
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry
 from tracetui.trace.writer import NothingToWrite
+from tracetui.ui.long_work import long_work
 from tracetui.ui.widgets.run_list import RunList
 from tracetui.ui.widgets.swimlanes import SwimLanes
 
@@ -28,7 +30,8 @@ if TYPE_CHECKING:
 # not when the explorer opens: most sessions only read.
 
 REPLAY_BINDINGS = [
-    Binding("e", "edit", "edit", tooltip="edit the field behind the selected step and re-run", id="edit"),
+    Binding("e", "edit", "edit", tooltip="edit the cause of the selected step (never who the caller is) and re-run",
+            id="edit"),
     Binding("w", "write_run", "write run", show=False, tooltip="write the selected run, as recorded, to a new file",
             id="write"),
 ]
@@ -62,8 +65,9 @@ class ReplayActions:
         return label if label and Path(label).is_file() else None
 
     def action_edit(self) -> None:
-        """Edit one field of the selected run (the field behind the selected event) and re-run it."""
-        from tracetui.replay.edit import editable_document, event_path
+        """Edit one field of the selected run (the cause behind the selected event) and re-run it."""
+        from tracetui.replay.cause import REQUEST, cause_path
+        from tracetui.replay.edit import editable_document
         from tracetui.replay.pointer import EditError
         from tracetui.ui.screens.edit import EditScreen
 
@@ -77,7 +81,7 @@ class ReplayActions:
             self.notify(printable(str(exc)), severity="warning", markup=False)  # type: ignore[attr-defined]
             return
         event = self.query_one(SwimLanes).current  # type: ignore[attr-defined]
-        path = (event_path(event, run) if event else None) or "/inputs/user_input"
+        path = cause_path(event, run) if event else REQUEST  # never a safeguard: see tracetui.replay.cause
         what = f"edit run {entry.run_id}" + (f" · event {event.get('seq')} · {event.get('lane')}" if event else "")
         original = self.source_path(entry)
         self.app.push_screen(EditScreen(run, path, what),  # type: ignore[attr-defined]
@@ -88,8 +92,11 @@ class ReplayActions:
         from tracetui.replay.replay import replay
         from tracetui.ui.screens.compare import replay_or_notify
 
-        outcome = replay_or_notify(self, replay, run, [edit])  # type: ignore[arg-type]
-        if outcome is not None:
+        # one replay, bounded (the loop's budgets; schema checks by a budget of steps); its result is dropped once
+        # the worker is cancelled (the app quitting), and the app does not wait for it to exit (long_work)
+        with long_work():
+            outcome = replay_or_notify(self, replay, run, [edit])  # type: ignore[arg-type]
+        if outcome is not None and not get_current_worker().is_cancelled:
             self.post_message(Replayed(outcome, original))  # type: ignore[attr-defined]
 
     def on_replayed(self, message: Replayed) -> None:
