@@ -33,7 +33,7 @@ def test_the_run_query_filters_by_whose_failure_it_was(demo):
     assert sum(map(len, by_class.values())) == sum(run_responsibility(e) is not None for e in failed) > 0
     for whose, ids in by_class.items():  # each class exactly the failed runs the core puts in it
         assert ids == [e.run_id for e in failed if responsibility(e.first_failure) == whose]
-    assert RunQuery(responsibility=GUARD).describe() == "guard's failures"
+    assert RunQuery(responsibility=GUARD).describe() == "whose: guard"
     q = RunQuery()
     for whose in RESPONSIBILITIES:
         q = q.cycled("responsibility")
@@ -70,7 +70,7 @@ async def test_b_filters_the_run_list_by_whose_failure_and_the_palette_and_help_
             assert len(shown) == sum(run_responsibility(e) == whose for e in runs.entries)
             assert ("cross_tenant" in [e.run_id for e in shown]) == (whose == GUARD)
             if whose == GUARD:
-                assert f"{len(shown)}/{everything} · guard's failures" in screen_text(app)
+                assert f"{len(shown)}/{everything} · whose: guard" in screen_text(app)
         await pilot.press("b")
         await pilot.pause()
         assert main.query_state.responsibility is None and len(runs.view) == everything

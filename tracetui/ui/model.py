@@ -81,7 +81,7 @@ class RunQuery:
         if self.lane:
             parts.append(f"lane {self.lane}")
         if self.responsibility:
-            parts.append(f"{self.responsibility}'s failures")
+            parts.append(f"whose: {self.responsibility}")
         if self.sort != "file":
             parts.append(f"by {self.sort}")
         return " · ".join(parts)

@@ -131,7 +131,8 @@ class FixesScreen(ModalScreen[Proof | None]):
             yield Static(id="fixes-status")
             yield OptionList(id="fixes-list")
             yield Static(Text.assemble((" enter ", "bold #ffaf00"), "open in compare  ", (" y ", "bold #ffaf00"),
-                                       "copy the replay command  ", (" esc ", "bold #ffaf00"), "back"), id="fixes-keys")
+                                       "copy the replay command  ", (" esc ", "bold #ffaf00"), "back  ",
+                                       (" q ", "bold #ffaf00"), "quit"), id="fixes-keys")
 
     def on_mount(self) -> None:
         verdict = self.run.verdict()

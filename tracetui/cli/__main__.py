@@ -1,0 +1,3 @@
+from tracetui.cli import main
+
+main()

@@ -1,0 +1,274 @@
+"""``tracetui check``: a verdict per run, streamed in bounded memory or read whole (OTLP/JSON, --explain)."""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from tracetui.cli.common import _is_otlp, _spooled_otlp, _trace_input, _verdict_line
+from tracetui.cli.group import main
+from tracetui.trace.reader import TraceReadError
+
+
+@main.command()
+@click.argument("trace_file", type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="Print verdicts as JSON.")
+@click.option("--explain", "with_fixes", is_flag=True,
+              help="Add each failing run's top fix, proven by replay, with its replay command.")
+def check(trace_file, as_json, with_fixes) -> None:
+    """Verdict per run, headless. FILE may be - for standard input, or an OTLP/JSON file (told apart by content).
+
+    Exit 0 when every run is answer-ready and every line was read; 1 when any run
+    failed or is incomplete, or some lines could not be read (they are listed);
+    2 when the file cannot be read at all (or changed while it was read); 130
+    when interrupted (Ctrl-C): the verdicts printed are whole, and --json's
+    document is closed with "interrupted": true. 141, and no word, when standard
+    output is closed early (check FILE | head -1).
+    """
+    if with_fixes and trace_file == "-":
+        raise click.UsageError("--explain re-runs each failing run: give a file, not -")
+    if with_fixes or _is_otlp(trace_file):
+        _check_whole(trace_file, as_json, with_fixes)
+    _check_streaming(trace_file, as_json)
+
+
+def _check_streaming(trace_file: str, as_json: bool) -> None:
+    """``check`` in bounded memory: verdicts printed as the scan decides them (tracetui.trace.checking).
+
+    Ctrl-C ends the scan, never a verdict half printed: what was checked is printed whole, the JSON
+    document is closed (with ``"interrupted": true``), and the exit status is 130."""
+    from tracetui.trace.held_interrupt import HeldInterrupt
+
+    with HeldInterrupt() as held:
+        _scan_and_print(trace_file, as_json, held)
+
+
+def _scan_and_print(trace_file: str, as_json: bool, held: Any) -> None:
+    from tracetui.trace.checking import Checker, ProblemLog
+    from tracetui.trace.index.changes import TraceChanged
+    from tracetui.trace.safe_text import printable
+    from tracetui.trace.verdict import OUTCOMES
+    from tracetui.trace.verdict_lines import PrintableVerdicts
+
+    counts = dict.fromkeys(OUTCOMES, 0)
+    problems = ProblemLog()
+    state = {"runs": 0, "ready": True}
+
+    from tracetui.trace.output_stream import write_out
+
+    pending: list[str] = []
+
+    def out_write(text: str, flush: bool = False) -> None:
+        """Written in blocks: a verdict a line, hundreds of thousands of them. Straight to the stream, not
+        through click.echo, which would search every block for ANSI codes to strip: printable() escaped
+        every control character already."""
+        pending.append(text)
+        if flush or len(pending) >= 1024:
+            block = "".join(pending)
+            pending.clear()
+            write_out(block, flush)  # in pieces a Ctrl-C cannot cut; a closed output ends quietly
+
+    line_of = PrintableVerdicts()
+
+    def kept(v: dict[str, Any]) -> tuple[str, bool, str]:
+        """What is held of a verdict until it is printed: its outcome and its printed form."""
+        return v["outcome"], v["ready"], _json_item(v) if as_json else line_of(v)
+
+    def on_verdict(v: tuple[str, bool, str]) -> None:
+        """Printed as soon as it is known: memory stays flat however many runs there are."""
+        held.busy = True  # a Ctrl-C now waits until this verdict is whole, counted and written
+        outcome, ready, text = v
+        counts[outcome] += 1
+        if not ready:
+            state["ready"] = False
+        if as_json:
+            out_write((_JSON_OPEN(trace_file) if not state["runs"] else ",\n") + text)
+        else:
+            pending.append(text)
+            pending.append("\n")
+            if len(pending) >= 4096:
+                out_write("", flush=True)
+        state["runs"] += 1
+        held.release()
+
+    imported = None
+    interrupted = False
+    try:
+        try:
+            with _trace_input(trace_file) as item:
+                imported = _spooled_otlp(item)  # standard input holding OTLP/JSON: read whole, as a file of it is
+                if imported is None:
+                    Checker(item, on_verdict, problems.append, kept).run()
+        finally:
+            held.busy = True
+            out_write("", flush=True)  # the verdicts decided so far, before any error
+            held.release()
+    except KeyboardInterrupt:
+        interrupted, imported = True, None
+    except TraceReadError as exc:  # (no run at all: the lines that are not records say why)
+        _fail(_first_problems(problems) + f"error: {printable(str(exc))}", as_json and state["runs"])
+    except TraceChanged as exc:
+        _fail(f"error: {printable(str(exc))}: the verdicts above may be wrong; check it again",
+              as_json and state["runs"])
+    except OSError as exc:
+        _fail(f"error: {printable(trace_file)}: {exc.strerror or exc}", as_json and state["runs"])
+    if imported is not None:  # printed as a file of OTLP is (its errors writing are not the input's)
+        _check_whole(trace_file, as_json, False, imported)
+    held.hold_for_good()  # closing the output: a Ctrl-C now would only cut it short
+    if as_json:
+        if interrupted and not state["runs"]:
+            out_write(_JSON_OPEN(trace_file))
+        out_write("\n  ],\n  \"problems\": ", flush=True)
+        _write_json_list({"line": p.line, "message": p.message} for p in problems)
+        out_write(",\n  \"interrupted\": true\n}\n" if interrupted else "\n}\n", flush=True)
+    else:
+        block: list[str] = []
+        for p in problems:
+            block.append(f"line {p.line}: {printable(p.message)}\n")
+            if len(block) >= 1024:
+                click.echo("".join(block), nl=False, err=True)
+                block.clear()
+        click.echo("".join(block), nl=False, err=True)
+        click.echo(f"{state['runs']} run(s): " + ", ".join(f"{counts[outcome]} {outcome}" for outcome in OUTCOMES)
+                   + f"; {len(problems)} problem line(s)", err=True)
+    if interrupted:
+        click.echo(f"interrupted (Ctrl-C): the verdicts above are those of the {state['runs']} run(s) checked "
+                   f"before it; the rest of the file was not read", err=True)
+        sys.exit(130)
+    sys.exit(0 if state["ready"] and not len(problems) else 1)
+
+
+def _check_whole(trace_file: str, as_json: bool, with_fixes: bool, trace: Any = None) -> None:
+    """``check`` over a trace read whole (``trace``, when already read): an OTLP/JSON file (imported runs
+    are read whole), or with ``--explain`` (each failing run is re-run, so its records are needed).
+
+    Ctrl-C ends it as it ends the streaming check: the verdicts decided so far are printed whole, the JSON
+    document is closed with ``"interrupted": true``, and the exit status is 130."""
+    from tracetui.trace.held_interrupt import HeldInterrupt
+
+    with HeldInterrupt() as held:
+        _whole_and_print(trace_file, as_json, with_fixes, trace, held)
+
+
+def _whole_and_print(trace_file: str, as_json: bool, with_fixes: bool, trace: Any, held: Any) -> None:
+    from tracetui.otel.detect import read_any  # a tracetui trace or OTLP/JSON, told apart by content
+    from tracetui.trace.output_stream import write_out
+    from tracetui.trace.safe_text import printable
+    from tracetui.trace.verdict import OUTCOMES
+
+    verdicts: list[dict[str, Any]] = []
+    fixes: dict[str, Any] = {}
+    problems: list[Any] = []
+    stopped = None  # what Ctrl-C cut short, in words
+    try:
+        try:
+            trace = read_any(trace_file) if trace is None else trace
+        except TraceReadError as exc:
+            click.echo(_first_problems(exc.problems) + printable(f"error: {exc}"), err=True)
+            sys.exit(2)
+        except OSError as exc:
+            click.echo(printable(f"error: {trace_file}: {exc.strerror or exc}"), err=True)
+            sys.exit(2)
+        problems = trace.problems
+        verdicts.extend(run.verdict() for run in trace.runs.values())
+        if with_fixes:
+            stopped = "proving fixes: the failing runs listed without a fix were not explained"
+            _top_fixes(trace, trace_file, as_json, fixes)
+        stopped = None
+    except KeyboardInterrupt:
+        stopped = stopped or "reading: the rest of the file was not checked"
+    shown = 0
+    try:
+        for v in verdicts:
+            held.busy = True  # a Ctrl-C now waits until this verdict is whole
+            if as_json:
+                v = {**v, "fix": fixes[v["run_id"]]} if v["run_id"] in fixes else v
+                write_out((_JSON_OPEN(trace_file) if not shown else ",\n") + _json_item(v))
+            else:
+                fix = fixes.get(v["run_id"])
+                write_out(printable(_verdict_line(v)) + "\n" + (fix + "\n" if fix else ""))
+            shown += 1
+            held.release()
+    except KeyboardInterrupt:
+        stopped = stopped or "printing"
+    held.hold_for_good()  # closing the output: a Ctrl-C now would only cut it short
+    if as_json:
+        write_out(("" if shown else _JSON_OPEN(trace_file)) + "\n  ],\n  \"problems\": ")
+        _write_json_list({"line": p.line, "message": p.message} for p in problems)
+        write_out(",\n  \"interrupted\": true\n}\n" if stopped else "\n}\n", flush=True)
+    else:
+        write_out("", flush=True)
+        for p in problems:
+            click.echo(f"line {p.line}: {printable(p.message)}", err=True)
+        click.echo(f"{shown} run(s): " + ", ".join(
+            f"{sum(1 for v in verdicts[:shown] if v['outcome'] == outcome)} {outcome}" for outcome in OUTCOMES)
+            + f"; {len(problems)} problem line(s)", err=True)
+    if stopped:
+        click.echo(f"interrupted (Ctrl-C) while {stopped}; the {shown} verdict(s) printed are whole", err=True)
+        sys.exit(130)
+    sys.exit(0 if all(v["ready"] for v in verdicts) and not problems else 1)
+
+
+def _top_fixes(trace, trace_file: str, as_data: bool, out: dict[str, Any]) -> None:
+    """Each failing run's best proven fix into ``out`` as it is found (kept when Ctrl-C stops the search): a
+    line of text, or its data (None when nothing fixes it)."""
+    from tracetui.explain import explain
+    from tracetui.explain.report import proof_data, top_fix_line
+
+    for run_id, run in trace.runs.items():
+        if run.verdict()["ready"]:
+            continue
+        result = explain(run)
+        if as_data:
+            out[run_id] = proof_data(result.best, trace_file, 1, run_id) if result.best else None
+        else:
+            out[run_id] = top_fix_line(result, trace_file)
+
+
+#: problem lines listed before "no runs found"
+FIRST_PROBLEMS = 5
+
+
+def _first_problems(problems: Any) -> str:
+    """The first problem lines, one a line (and how many more there are), to print before an error."""
+    from itertools import islice
+
+    from tracetui.trace.safe_text import printable
+
+    shown = [f"line {p.line}: {printable(p.message)}\n" for p in islice(iter(problems), FIRST_PROBLEMS)]
+    more = len(problems) - len(shown)
+    return "".join(shown) + (f"… and {more} more problem line(s)\n" if more > 0 else "")
+
+
+def _fail(message: str, json_open: Any = False) -> None:
+    if json_open:  # keep standard output one JSON document
+        click.echo("\n  ]\n}", nl=True)
+    click.echo(message, err=True)
+    sys.exit(2)
+
+
+def _JSON_OPEN(trace_file: str) -> str:
+    from tracetui.trace.safe_text import printable_json
+
+    return '{\n  "file": ' + printable_json(trace_file, indent=False) + ',\n  "runs": [\n'
+
+
+def _json_item(value: Any, indent: str = "    ") -> str:
+    """``value`` as ``printable_json`` prints it (redacted, controls escaped), inside a list two levels deep."""
+    from tracetui.trace.safe_text import printable_json
+
+    text = printable_json(value)
+    return indent + text.replace("\n", "\n" + indent)
+
+
+def _write_json_list(values: Any) -> None:
+    """An indented JSON list at the second level, written item by item (never whole in memory)."""
+    from tracetui.trace.output_stream import write_out
+
+    first = True
+    for value in values:
+        write_out(("[\n" if first else ",\n") + _json_item(value))
+        first = False
+    write_out("[]" if first else "\n  ]")
+

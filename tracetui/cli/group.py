@@ -1,0 +1,51 @@
+"""The ``tracetui`` click group: what every subcommand shares at its start and its end (signals, Ctrl-C)."""
+from __future__ import annotations
+
+import signal
+import sys
+from typing import Any
+
+import click
+
+from tracetui import __version__
+
+
+def exit_on_signals() -> None:
+    """SIGTERM and SIGHUP end tracetui as an error does: ``finally`` blocks run (a named temporary
+    file is removed, see tracetui.trace.writer). The explorer closes itself instead (ui.app)."""
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            try:
+                signal.signal(number, stop)
+            except ValueError:  # not the main thread (embedded): leave signals alone
+                return
+
+
+class _Commands(click.Group):
+    """Ctrl-C ends any command with status 130, as a shell reports a program stopped by it (click's
+    own handling says "Aborted!" and exits 1, which a script cannot tell from a failed check)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tracetui")
+def main() -> None:
+    """Find where an LLM tool-calling loop went wrong.
+
+    \b
+    tracetui generate --all -o runs.jsonl     write traces of the built-in scenarios
+    tracetui check runs.jsonl                  verdict per run, headless
+    tracetui open runs.jsonl                   explore them (no file: a built-in demo)
+    """
+    exit_on_signals()
+

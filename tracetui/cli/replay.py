@@ -1,0 +1,139 @@
+"""``tracetui replay``: re-run one recorded run, optionally edited, and compare verdicts."""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from tracetui.cli.common import _emit, _is_otlp, _spooled_otlp, _trace_input, _verdict_line, writes_over
+from tracetui.cli.group import main
+from tracetui.trace.reader import TraceReadError
+
+
+@main.command()
+@click.argument("trace_file", type=click.Path())
+@click.option("--run", "run_id", required=True, help="Id of the run to re-run.")
+@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
+              help="Edit one field before re-running: a JSON Pointer into {inputs, responses} and a JSON value "
+                   "(a string field takes the text as it is; a text that begins with @ is typed as JSON, "
+                   "'\"@…\"'). PATH=@FILE reads the value from FILE. Repeatable.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the re-run to this file (atomically); the original is never modified.")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+def replay(trace_file, run_id, sets, output, as_json) -> None:
+    """Re-run one recorded run, optionally with edited fields, and compare verdicts.
+
+    \b
+    tracetui replay runs.jsonl --run cross_tenant \\
+        --set '/responses/0/body/output/0/arguments={"order_id": "o-1"}'
+    tracetui replay runs.jsonl --run truncated --set /inputs/budgets/max_output_tokens=500
+
+    FILE may be - for standard input; the run's inputs must be recorded (an OTLP/JSON
+    import has none). Exit 0 when the re-run is answer-ready, 1 when it failed, 2 when
+    the input cannot be read or the edit cannot be run.
+    """
+    from tracetui.replay.edit import current_value, parse_value
+    from tracetui.replay.pointer import EditError
+    from tracetui.otel.detect import read_any
+    from tracetui.replay.replay import replay as rerun
+    from tracetui.replay.value_file import value_text
+    from tracetui.trace.checking import find_run
+    from tracetui.trace.index.changes import TraceChanged
+    from tracetui.trace.safe_text import printable, printable_json
+    from tracetui.trace.writer import encode_record
+
+    try:
+        if _is_otlp(trace_file):
+            trace = read_any(trace_file)
+            run, names, count = trace.runs.get(run_id), list(trace.runs)[:12], len(trace.runs)
+        else:
+            with _trace_input(trace_file) as item:
+                imported = _spooled_otlp(item)
+                if imported is not None:  # standard input holding OTLP/JSON: its runs cannot be re-run
+                    run, names, count = imported.runs.get(run_id), list(imported.runs)[:12], len(imported.runs)
+                else:
+                    run, names, count = find_run(item, run_id)  # reads only as far as the run's end
+    except (TraceReadError, TraceChanged) as exc:
+        click.echo(printable(f"error: {exc}"), err=True)
+        sys.exit(2)
+    except OSError as exc:
+        click.echo(printable(f"error: {trace_file}: {exc.strerror or exc}"), err=True)
+        sys.exit(2)
+    if run is None:
+        known = ", ".join(names) + (" …" if count > 12 else "")
+        click.echo(printable(f"error: no run {run_id!r} in {trace_file}; runs: {known}"), err=True)
+        sys.exit(2)
+    if output and writes_over(output, trace_file):
+        click.echo(printable(f"error: -o {output} is the input trace; the original is never modified: "
+                             f"choose another file"), err=True)
+        sys.exit(2)
+    from tracetui.trace.reader import record_warning
+
+    newer = record_warning(run.run) if isinstance(run.run, dict) else None
+    if newer:  # as check lists it: the re-run reads the run as this version's format
+        click.echo(printable(f"warning: {newer}"), err=True)
+    edits = []
+    try:
+        for item in sets:
+            path, sep, text = item.partition("=")
+            if not sep or not path:
+                raise EditError(f"--set takes PATH=VALUE, a JSON Pointer such as /inputs/budgets/max_turns "
+                                f"and a value, got {item!r}")
+            current, exists = current_value(run, path)
+            edits.append((path, parse_value(current, value_text(text), exists=exists)))  # @FILE: read from FILE
+        outcome = rerun(run, edits)
+    except EditError as exc:
+        message = str(exc)
+        said = message if message.startswith("cannot") or not sets else f"cannot edit: {message}"  # no edit: why not
+        click.echo(printable(f"error: {said}"), err=True)
+        sys.exit(2)
+    original = b"".join(encode_record(r) for r in (run.run, *run.events, run.summary) if r is not None)
+    identical = original == b"".join(encode_record(r) for r in outcome.records)
+    if output:
+        _emit([outcome.records], output)
+    if as_json:
+        payload = {"run_id": run_id, "edits": [{"path": p, "value": v} for p, v in edits],
+                   "before": outcome.before, "after": outcome.after, "identical": identical,
+                   "changes": [{"seq": c.seq, "verdict_changed": c.verdict_changed,
+                                "before": _brief(c.before), "after": _brief(c.after)}
+                               for c in outcome.changes]}
+        click.echo(printable_json(payload))
+    else:
+        click.echo("before  " + printable(_verdict_line(outcome.before)))
+        click.echo("after   " + printable(_verdict_line(outcome.after)))
+        if identical:
+            click.echo("the re-run reproduces the original byte for byte")
+        elif not outcome.changes:  # say what does differ, not "0 event(s) differ:" and nothing
+            parts = [name for name, a, b in (("run line (its inputs, trace version or producer)", run.run,
+                                              outcome.replayed.run),
+                                             ("summary", run.summary, outcome.replayed.summary))
+                     if a is None or b is None or encode_record(a) != encode_record(b)]
+            click.echo("no event differs; only the " + " and the ".join(parts) + (" differ" if len(parts) > 1
+                                                                                   else " differs"))
+        else:
+            click.echo(f"{len(outcome.changes)} event(s) differ:")
+            for c in outcome.changes:
+                mark = "*" if c.verdict_changed else " "  # * = the outcome changed, not only the data
+                click.echo(f" {mark}{c.seq:>3}  {printable(_event_words(c.before)):<60} → "
+                           f"{printable(_event_words(c.after))}")
+        if output:
+            click.echo(printable(f"wrote the re-run to {output}"), err=True)
+    sys.exit(0 if outcome.after["ready"] else 1)
+
+
+def _brief(event: dict[str, Any] | None) -> dict[str, Any] | None:
+    if event is None:
+        return None
+    return {k: event.get(k) for k in ("lane", "kind", "outcome", "code", "call_id", "summary")}
+
+
+def _event_words(event: dict[str, Any] | None) -> str:
+    if event is None:
+        return "(none)"
+    from tracetui.trace.format import OUTCOME_ICONS
+    from tracetui.trace.safe_text import one_line
+
+    mark = OUTCOME_ICONS.get(event.get("outcome"), "?")
+    return one_line(f"{event.get('lane')} {mark} {event.get('summary')}", 60)  # redacted before it is cut
+
