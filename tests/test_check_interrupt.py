@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import select
-import signal
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
+
+from first_output import interrupted_at_first_output
 
 ROOT = Path(__file__).resolve().parent.parent
 SAFETY_S = 60
@@ -45,13 +45,7 @@ def _interrupted_check(*flags: str) -> tuple[int, bytes, bytes]:
     writer = threading.Thread(target=feed, daemon=True)  # a full pipe must not block this test
     try:
         writer.start()
-        ready, _, _ = select.select([child.stdout], [], [], SAFETY_S)
-        assert ready, "no output from check"
-        first = os.read(child.stdout.fileno(), 64)
-        assert first
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=SAFETY_S)
-        return child.returncode, first + out, err
+        return interrupted_at_first_output(child, SAFETY_S)
     finally:
         writer.join(timeout=SAFETY_S)
         if child.poll() is None:

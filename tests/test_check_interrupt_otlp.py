@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from first_output import interrupted_at_first_output
 from otlp_samples import COPIES, PAD, long_named_otlp
 from tracetui.cli import main
 
@@ -33,13 +32,7 @@ def _interrupted(path: Path, *flags: str) -> tuple[int, bytes, bytes]:
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
                              env={**os.environ, "TRACETUI_WORKER": "off"})
     try:
-        ready, _, _ = select.select([child.stdout], [], [], SAFETY_S)
-        assert ready, "no output from check"
-        first = os.read(child.stdout.fileno(), 64)
-        assert first
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=SAFETY_S)
-        return child.returncode, first + out, err
+        return interrupted_at_first_output(child, SAFETY_S)
     finally:
         if child.poll() is None:
             child.kill()

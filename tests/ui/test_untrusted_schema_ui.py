@@ -113,24 +113,22 @@ async def test_quitting_while_fixes_are_proven_stops_the_search_within_one_repla
     assert len(calls) == 1  # cross_tenant has three candidates more: none was re-run after q
 
 
-def test_sigterm_while_the_fixes_panel_is_open_exits_and_restores_the_terminal(tmp_path):
-    """A real terminal (a pty): ``tracetui open``, ``E``, then SIGTERM; the app ends with 128+15 and the
-    terminal is back in the mode it was in (not left raw)."""
+def in_a_terminal(argv: list[str]):
+    """``argv`` started on a pty of 140x40 as a new session: the process, the pty's master end, the slave's
+    cooked-mode bits (to prove they come back), and ``screen_shows(text, seconds)``, which reads what the
+    process draws until ``text`` appears."""
     import fcntl
     import os
     import pty
     import select
-    import signal
     import struct
     import termios
 
-    path = write_redos_trace(tmp_path / "redos.jsonl")
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 140, 0, 0))
     cooked = termios.tcgetattr(slave)[3] & (termios.ICANON | termios.ECHO)
     env = {**os.environ, "TERM": "xterm-256color"}
-    proc = subprocess.Popen([sys.executable, "-m", "tracetui", "open", path], stdin=slave, stdout=slave,
-                            stderr=slave, start_new_session=True, cwd=ROOT, env=env)
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, start_new_session=True, cwd=ROOT, env=env)
 
     def screen_shows(text: bytes, seconds: float = SAFE_RUN) -> bool:
         seen, deadline = b"", time.monotonic() + seconds
@@ -138,6 +136,19 @@ def test_sigterm_while_the_fixes_panel_is_open_exits_and_restores_the_terminal(t
             if select.select([master], [], [], 0.1)[0]:
                 seen += os.read(master, 65536)
         return text in seen
+
+    return proc, master, slave, cooked, screen_shows
+
+
+def test_sigterm_while_the_fixes_panel_is_open_exits_and_restores_the_terminal(tmp_path):
+    """A real terminal (a pty): ``tracetui open``, ``E``, then SIGTERM; the app ends with 128+15 and the
+    terminal is back in the mode it was in (not left raw)."""
+    import os
+    import signal
+    import termios
+
+    path = write_redos_trace(tmp_path / "redos.jsonl")
+    proc, master, slave, cooked, screen_shows = in_a_terminal([sys.executable, "-m", "tracetui", "open", path])
 
     try:
         assert screen_shows(b"single")  # the run list is drawn: keys are read from here on
@@ -174,30 +185,14 @@ run_app([sys.argv[1]])
 def test_the_explorer_exits_while_a_replay_never_ends(tmp_path, how, code):
     """A real terminal (a pty): E starts a search whose replay never returns; q (or SIGTERM) closes the app and
     the process ends, with the app's status, instead of waiting for the replay at the interpreter's exit."""
-    import fcntl
     import os
-    import pty
-    import select
     import signal
-    import struct
-    import termios
 
     run = read_trace(ROOT / "sample_traces" / "scenarios.jsonl").runs["cross_tenant"]
     path = tmp_path / "cross_tenant.jsonl"
     path.write_bytes(b"".join(encode_record(r) for r in (run.run, *run.events, run.summary)))
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 140, 0, 0))
-    env = {**os.environ, "TERM": "xterm-256color"}
     started = tmp_path / "replay-started"
-    proc = subprocess.Popen([sys.executable, "-c", ENDLESS_REPLAY, str(path), str(started)], stdin=slave, stdout=slave,
-                            stderr=slave, start_new_session=True, cwd=ROOT, env=env)
-
-    def screen_shows(text: bytes, seconds: float = SAFE_RUN) -> bool:
-        seen, deadline = b"", time.monotonic() + seconds
-        while time.monotonic() < deadline and text not in seen:
-            if select.select([master], [], [], 0.1)[0]:
-                seen += os.read(master, 65536)
-        return text in seen
+    proc, master, slave, _, screen_shows = in_a_terminal([sys.executable, "-c", ENDLESS_REPLAY, str(path), str(started)])
 
     try:
         assert screen_shows(b"reached")  # the run's lanes are drawn ("not reached"): keys are read from here on
