@@ -1,60 +1,73 @@
-"""Export to OTLP/JSON and import it back, beside reading the same runs as a tracetui trace.
+"""Export to OTLP/JSON and import it back; each import beside a plain orjson parse of the same OTLP file.
 
-Prints figures; asserts nothing. The reference is ``read_trace`` of the native
-file, measured in the same run; each figure is also given as a ratio to it. The
-agents-under-a-chain trace is given beside the same spans in the shallowest tree.
+Prints figures; asserts nothing. Every figure is the min and median of ``--repeat`` (≥ 3) in this
+process, as tracetui / reference: an import's reference is ``orjson.loads`` of every line of the
+same file (what reading it costs before any meaning is given to it); an export's is ``read_trace``
+of the native file it converts (reading the same runs). The agents-under-a-chain trace is given
+beside the same spans in the shallowest tree.
 
     python benchmarks/bench_otel.py [--repeat N]
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import sys
 import tempfile
-import time
 from pathlib import Path
 
 import orjson
 
-from tracetui.cli import main
-from tracetui.otel.detect import read_any
-from tracetui.otel.export import select, spans_of_runs, write_file
-from tracetui.trace.reader import read_trace
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import measure  # noqa: E402
+from measure import row  # noqa: E402
+from tracetui.cli import main  # noqa: E402
+from tracetui.otel.detect import read_any  # noqa: E402
+from tracetui.otel.export import select, spans_of_runs, write_file  # noqa: E402
+from tracetui.trace.reader import read_trace  # noqa: E402
 
 
-def best(f, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - start)
-    return min(times) * 1000
+def walls(f, repeat: int) -> list[float]:
+    return [measure.in_process(f).wall for _ in range(max(3, repeat))]
+
+
+def parse(path: Path) -> None:
+    loads = orjson.loads
+    for line in path.read_bytes().splitlines():
+        loads(line)
 
 
 def run(repeat: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        native, otlp = Path(tmp) / "runs.jsonl", Path(tmp) / "spans.jsonl"
-        main.main(args=["generate", "--all", "--all-ablations", "-o", str(native)], standalone_mode=False)
+        native, otlp, plain = Path(tmp) / "runs.jsonl", Path(tmp) / "spans.jsonl", Path(tmp) / "plain.jsonl"
+        with open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
+            main.main(args=["generate", "--all", "--all-ablations", "-o", str(native)], standalone_mode=False)
         runs = select(str(native)).runs
-        reference = best(lambda: read_trace(native), repeat)
-        export = best(lambda: write_file(str(otlp), spans_of_runs(runs, False, 0)), repeat)
-        content = best(lambda: write_file(str(otlp), spans_of_runs(runs, True, 0)), repeat)
-        imported = best(lambda: read_any(otlp), repeat)
+        measure.header(f"bench_otel: {len(runs)} runs (generate --all --all-ablations), in one process")
+        measure.columns()
+        native_read = walls(lambda: read_trace(native), repeat)
+        row("export", walls(lambda: write_file(str(plain), spans_of_runs(runs, False, 0)), repeat),
+            native_read, "read_trace native", unit="ms")
+        row("export --content", walls(lambda: write_file(str(otlp), spans_of_runs(runs, True, 0)), repeat),
+            native_read, "read_trace native", unit="ms")
+        row("import (the --content file)", walls(lambda: read_any(otlp), repeat),
+            walls(lambda: parse(otlp), repeat), "orjson of same file", unit="ms",
+            note=f"({otlp.stat().st_size / 1e6:.1f} MB)")
         long = Path(tmp) / "long.jsonl"
         long.write_bytes(orjson.dumps(_long_foreign_trace(4000)) + b"\n")
-        foreign = best(lambda: read_any(long), repeat)
-        print(f"{len(runs)} runs; reference read_trace: {reference:.1f} ms")
-        for name, ms in (("export", export), ("export --content", content), ("import (--content file)", imported)):
-            print(f"  {name:<24} {ms:7.1f} ms  {ms / reference:5.1f}× reference  {ms / len(runs) * 1000:6.0f} µs/run")
-        print(f"  {'import 4,000 nested spans':<24} {foreign:7.1f} ms  {foreign / reference:5.1f}× reference  "
-              f"(one foreign trace, each model call inside the one before)")
+        row("import 4,000 nested spans", walls(lambda: read_any(long), repeat),
+            walls(lambda: parse(long), repeat), "orjson of same file", unit="ms",
+            note="(one foreign trace, each model call inside the one before)")
         flat, chained = Path(tmp) / "flat.jsonl", Path(tmp) / "chained.jsonl"
         flat.write_bytes(orjson.dumps(_agents_trace(AGENT_SPANS, chained=False)) + b"\n")
         chained.write_bytes(orjson.dumps(_agents_trace(AGENT_SPANS, chained=True)) + b"\n")
-        shallow = best(lambda: read_any(flat), max(1, repeat // 2))
-        deep = best(lambda: read_any(chained), max(1, repeat // 2))
-        print(f"{AGENT_SPANS:,} spans, half of them agents (each a run): under the root {shallow:.0f} ms; "
-              f"under a chain of the other half {deep:.0f} ms, {deep / shallow:.2f}× the shallow shape "
-              f"(was quadratic: each agent walked the whole chain up)")
+        shallow = walls(lambda: read_any(flat), repeat)
+        row(f"import {AGENT_SPANS:,} spans, agents under root", shallow, walls(lambda: parse(flat), repeat),
+            "orjson of same file", unit="ms")
+        row("  the same agents under a chain", walls(lambda: read_any(chained), repeat), shallow,
+            "under the root", unit="ms", note="(was quadratic: each agent walked the whole chain up)")
 
 
 def _long_foreign_trace(n: int) -> dict:
@@ -96,5 +109,5 @@ def _agents_trace(n: int, chained: bool) -> dict:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=3)
     run(parser.parse_args().repeat)

@@ -32,6 +32,7 @@ shapes-only time of the same text, which is what tracetui did before gitleaks' r
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import tempfile
 import time
@@ -40,10 +41,13 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from secret_corpus import BENIGN, instances, pieces  # noqa: E402
 from gitleaks_samples import RULE_IDS, sample  # noqa: E402
 
+import measure  # noqa: E402
+from measure import row  # noqa: E402
 import tracetui.trace.redact as redact  # noqa: E402
 from tracetui.loop.runner import records_of, run_scenario  # noqa: E402
 from tracetui.loop.scenarios import SCENARIOS  # noqa: E402
@@ -165,21 +169,23 @@ def main() -> None:
         print("  detect-secrets:       not installed (pip install detect-secrets)")
     lines = trace_lines(args.lines)
     mean = sum(map(len, lines)) / len(lines)
-    base = lines_per_second(shapes_only(redact_line), lines)
-    rate = lines_per_second(redact_line, lines)
-    print(f"speed on {len(lines)} trace lines ({mean:,.0f} bytes each), redacted whole (no memo):")
-    print(f"  tracetui shapes only  {base:>9,.0f} lines/s  1.00x")
-    print(f"  tracetui + gitleaks   {rate:>9,.0f} lines/s  {rate / base:.2f}x")
-    print("key/value-dense text, one trace line each (shapes only: tracetui before gitleaks' rules):")
+    measure.header("bench_redact: speed; tracetui + gitleaks beside tracetui's shapes alone (before gitleaks' rules)")
+    measure.columns("shapes only")
+    base = [seconds(lambda ls: [shapes_only(redact_line)(x) for x in ls], lines) for _ in range(3)]
+    rules = [seconds(lambda ls: [redact_line(x) for x in ls], lines) for _ in range(3)]
+    row(f"{len(lines)} trace lines ({mean:,.0f} B each), no memo", rules, base, "shapes only",
+        note=f"({len(lines) / statistics.median(rules):,.0f} lines/s at the median)")
     for name, line in dense_texts():
-        base_s, rules_s = seconds(shapes_only(redact_line), line), seconds(redact_line, line)
-        print(f"  {name:<34} shapes only {base_s:6.2f} s, + gitleaks {rules_s:6.2f} s  {rules_s / base_s:5.1f}x the time")
+        row(name, [seconds(redact_line, line) for _ in range(3)],
+            [seconds(shapes_only(redact_line), line) for _ in range(3)], "shapes only", note="(one trace line)")
     if theirs is not None:
         sample_lines = lines[: max(1, len(lines) // 10)]  # detect-secrets is slow: a tenth of the lines, as one file
         start = time.perf_counter()
         theirs(b"\n".join(sample_lines).decode())
         their_rate = len(sample_lines) / (time.perf_counter() - start)
-        print(f"  detect-secrets        {their_rate:>9,.0f} lines/s  {their_rate / base:.3f}x")
+        their = len(sample_lines) / their_rate
+        row(f"detect-secrets, {len(sample_lines)} lines (1 sample)", [their] * 3,
+            [statistics.median(base) * len(sample_lines) / len(lines)] * 3, "shapes only (scaled)")
 
 
 if __name__ == "__main__":

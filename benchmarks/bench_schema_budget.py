@@ -13,8 +13,15 @@ from __future__ import annotations
 import argparse
 import time
 
-from tracetui.trace import schema_budget
-from tracetui.trace.tool_schema import SchemaUnusable, validator
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import measure as measure_  # noqa: E402
+from measure import row  # noqa: E402
+from tracetui.trace import schema_budget  # noqa: E402
+from tracetui.trace.tool_schema import SchemaUnusable, validator  # noqa: E402
 
 
 def doubling(depth: int, keyword: str, leaf: bool) -> dict:
@@ -47,7 +54,7 @@ def measure(schema: dict, value: object, repeat: int) -> tuple[float, int, str]:
             said = "no verdict"
         times.append(time.perf_counter() - start)
         steps = schema_budget.STEP_BUDGET - budget.left
-    return min(times) * 1000, steps, said
+    return times, steps, said
 
 
 def main() -> None:
@@ -55,12 +62,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     repeat = parser.parse_args().repeat
     reference = None
-    print(f"budget: {schema_budget.STEP_BUDGET:,} steps")
+    measure_.header(f"bench_schema_budget: a check spending its budget ({schema_budget.STEP_BUDGET:,} steps), "
+                    "beside an ordinary check")
+    measure_.columns("ordinary call")
     for name, (schema, value) in CASES.items():
-        ms, steps, said = measure(schema, value, repeat)
-        reference = reference or ms
-        print(f"{name:28} {ms:9.1f} ms  ×{ms / reference:8.0f}  {steps:>8,} steps  "
-              f"{ms * 1000 / max(steps, 1):6.2f} µs/step  {said}")
+        times, steps, said = measure(schema, value, max(3, repeat))
+        reference = reference or times
+        row(name, times, reference, "ordinary call", unit="ms",
+            note=f"({steps:,} steps, {min(times) * 1e6 / max(steps, 1):.2f} µs/step; {said})")
 
 
 if __name__ == "__main__":

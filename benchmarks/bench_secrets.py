@@ -16,9 +16,16 @@ import random
 import string
 import time
 
-from tracetui.trace.known_secret import KnownSecret
-from tracetui.trace.redact import redact_text
-from tracetui.trace.stream_redact import StreamRedactor, redact_events
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import measure  # noqa: E402
+from measure import row  # noqa: E402
+from tracetui.trace.known_secret import KnownSecret  # noqa: E402
+from tracetui.trace.redact import redact_text  # noqa: E402
+from tracetui.trace.stream_redact import StreamRedactor, redact_events  # noqa: E402
 
 KEY = "sk-proj-Q7xT2mV9pL4kR8wZ1nB6cY3hJ5fD0gSaT3BlbkFJ"
 
@@ -31,13 +38,13 @@ def texts(size: int) -> dict[str, str]:
             "long URL": "See https://example.com/" + "/".join(["a1b2"] * (size // 5)) + " now"}
 
 
-def seconds(fn) -> float:
-    best = float("inf")
+def seconds(fn) -> list[float]:
+    times = []
     for _ in range(3):
         start = time.perf_counter()
         fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+        times.append(time.perf_counter() - start)
+    return times
 
 
 def stream(text: str, deltas: int, known: KnownSecret | None) -> None:
@@ -54,8 +61,9 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=300, help="stream deltas the text arrives in")
     args = parser.parse_args()
     known = KnownSecret(KEY)
-    print(f"a {args.size:,}-character token; key of {len(KEY)} characters; best of 3")
-    print(f"{'text':<12} {'work':<34} {'key set':>10} {'no key':>10} {'ratio':>7}")
+    measure.header(f"bench_secrets: a {args.size:,}-character token; key of {len(KEY)} characters; "
+                   "key set beside no key")
+    measure.columns("no key")
     for name, text in texts(args.size).items():
         rows = [
             ("redacted (scrub + redact_text)", lambda: redact_text(known.redact(text)), lambda: redact_text(text)),
@@ -64,17 +72,15 @@ def main() -> None:
              lambda: redact_events([{"delta": text[i:i + 137]} for i in range(0, len(text), 137)])),
         ]
         for work, with_key, without in rows:
-            a, b = seconds(with_key), seconds(without)
-            print(f"{name:<12} {work:<34} {a * 1000:>8.1f}ms {b * 1000:>8.1f}ms {a / b:>6.2f}x")
+            row(f"{name}: {work}", seconds(with_key), seconds(without), "no key", unit="ms")
     # text the display must hold back as it grows (a Cookie line that runs on), beside the same prose alone
     rng = random.Random(2)
     prose = " ".join("".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(2, 9)))
                      for _ in range(args.size // 6))
     deltas = args.deltas * 10
-    held, plain = seconds(lambda: stream("Cookie: " + prose, deltas, None)), seconds(lambda: stream(prose, deltas, None))
-    print(f"\n{'held line':<12} {f'shown, {deltas} deltas':<34} {'Cookie:':>10} {'prose':>10}")
-    print(f"{'':<12} {'(held back until the line ends)':<34} {held * 1000:>8.1f}ms {plain * 1000:>8.1f}ms "
-          f"{held / plain:>6.2f}x")
+    row(f"held line: 'Cookie: ' + prose, {deltas} deltas", seconds(lambda: stream("Cookie: " + prose, deltas, None)),
+        seconds(lambda: stream(prose, deltas, None)), "the prose alone", unit="ms",
+        note="(held back until the line ends)")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Server-sent event parsing: tracetui's parser beside httpx-sse's decoder, on the same bytes.
 
-Prints MB/s for each parser and the ratio tracetui / httpx-sse, measured in the same
-run (machines are shared and noisy: compare the ratio, not the absolute figures):
+Prints the time each parser takes (min and median of ``--repeat`` ≥ 3) and the ratio
+tracetui / httpx-sse, measured in the same run (machines are shared and noisy: compare
+the ratio, not the absolute figures):
 
 - a typical stream: 20,000 small JSON events, read in 4 KiB chunks;
 - one long line (20 MiB of data in a single event), read in 64 KiB chunks: the
@@ -24,7 +25,14 @@ from typing import Any, Callable
 
 import orjson
 
-from tracetui.providers.sse import SSEParser, to_event
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import measure as measure_  # noqa: E402
+from measure import row  # noqa: E402
+from tracetui.providers.sse import SSEParser, to_event  # noqa: E402
 
 
 class OldParser:
@@ -98,10 +106,9 @@ def chunks(raw: bytes, size: int) -> list[bytes]:
     return [raw[i:i + size] for i in range(0, len(raw), size)]
 
 
-def measure(make: Callable[[], Any], pieces: list[bytes], repeat: int) -> tuple[float, int]:
-    """(best MB/s, events) over ``repeat`` parses of ``pieces``."""
-    total = sum(map(len, pieces))
-    best = 0.0
+def measure(make: Callable[[], Any], pieces: list[bytes], repeat: int) -> tuple[list[float], int]:
+    """(seconds of each of ``repeat`` parses of ``pieces``, events)."""
+    times = []
     count = 0
     for _ in range(repeat):
         parser = make()
@@ -110,9 +117,8 @@ def measure(make: Callable[[], Any], pieces: list[bytes], repeat: int) -> tuple[
         for piece in pieces:
             count += len(parser.feed(piece))
         count += len(parser.close())
-        elapsed = time.perf_counter() - start
-        best = max(best, total / 1e6 / elapsed)
-    return best, count
+        times.append(time.perf_counter() - start)
+    return times, count
 
 
 def main() -> None:
@@ -125,19 +131,23 @@ def main() -> None:
         (f"one {args.long_mib} MiB line, 64 KiB chunks", chunks(long_line(args.long_mib), 65536)),
         ("typical stream with lone-CR line ends", chunks(typical_stream(20_000, "\r"), 4096)),
     ]
-    print(f"{'case':<46} {'tracetui':>12} {'httpx-sse':>12} {'ratio':>7}   events (tracetui / httpx-sse)")
+    measure_.header("bench_sse: server-sent event parsing, tracetui's parser beside httpx-sse's on the same bytes")
+    measure_.columns("httpx-sse")
+    repeat = max(3, args.repeat)
     for name, pieces in cases:
-        ours, n_ours = measure(SSEParser, pieces, args.repeat)
-        theirs, n_theirs = measure(HttpxSseParser, pieces, args.repeat)
-        print(f"{name:<46} {ours:>8.1f} MB/s {theirs:>7.1f} MB/s {ours / theirs:>6.2f}x   {n_ours} / {n_theirs}")
+        ours, n_ours = measure(SSEParser, pieces, repeat)
+        theirs, n_theirs = measure(HttpxSseParser, pieces, repeat)
+        mb = sum(map(len, pieces)) / 1e6
+        row(name, ours, theirs, "httpx-sse", unit="ms",
+            note=f"({mb / min(ours):.0f} MB/s best; events {n_ours} / {n_theirs})")
     for mib in (max(1, args.long_mib // 4), args.long_mib):
         pieces = chunks(long_line(mib), 65536)
         old, _ = measure(OldParser, pieces, 1)
-        new, _ = measure(SSEParser, pieces, 1)
-        print(f"before (the replaced parser) on a {mib} MiB line: {old:.1f} MB/s; now {new:.1f} MB/s "
-              f"({new / old:.1f}x; the old one is quadratic, so the gap widens with the line)")
+        new, _ = measure(SSEParser, pieces, 3)
+        row(f"one {mib} MiB line: now, beside the replaced parser", new, old, "replaced parser (1 sample)", unit="ms",
+            note="(the old one is quadratic: the gap widens with the line)")
     cr, n_cr = measure(OldParser, chunks(typical_stream(2000, "\r"), 4096), 1)
-    print(f"before, lone-CR line ends: {n_cr} of 2000 events found")
+    print(f"   before, lone-CR line ends: {n_cr} of 2000 events found")
 
 
 if __name__ == "__main__":

@@ -64,7 +64,7 @@ def test_an_interrupted_text_check_of_otlp_keeps_its_lines_whole(many_otlp):
 
 def test_ctrl_c_while_an_otlp_file_is_read_still_closes_the_document(many_otlp, monkeypatch):
     """(In-process: the interrupt is raised where the file is read, the moment a real Ctrl-C would land.)"""
-    def interrupted(path):
+    def interrupted(path, *args, **kwargs):
         raise KeyboardInterrupt
     monkeypatch.setattr("tracetui.otel.detect.read_any", interrupted)
     out = CliRunner().invoke(main, ["check", str(many_otlp), "--json"])

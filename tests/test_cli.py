@@ -285,20 +285,37 @@ def test_absurdly_nested_responses_are_refused_clearly(tmp_path):
 
 def test_ctrl_c_ends_a_command_with_status_130(root):
     """As a shell reports a program stopped by Ctrl-C (click alone would say "Aborted!" and exit 1, which
-    a script cannot tell from a failed check)."""
+    a script cannot tell from a failed check). The signal goes to the process group, as a terminal sends it,
+    once the command has printed its first verdicts (so it is running, not still importing); never on a timer."""
     import os
+    import select
     import signal
-    import subprocess
-    import sys
-    import time
+    import threading
 
-    sample = (root / "sample_traces" / "scenarios.jsonl").read_bytes()
+    single = [x for x in (root / "sample_traces" / "scenarios.jsonl").read_bytes().splitlines()
+              if b'"run_id":"single"' in x]
+    # more runs than check prints in one block (2048 lines), so verdicts come out while standard input is open
+    runs = b"".join(x.replace(b'"run_id":"single"', b'"run_id":"r-%d"' % i) + b"\n" for i in range(2100) for x in single)
     proc = subprocess.Popen([sys.executable, "-m", "tracetui", "check", "-"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    proc.stdin.write(sample[:2000])  # a writer still running: check waits for the rest
-    proc.stdin.flush()
-    time.sleep(1.5)
-    os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=20)
-    proc.stdin.close()
-    assert proc.returncode == 130 and b"interrupted" in err and b"Aborted" not in err
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            env={**os.environ, "TRACETUI_WORKER": "off"})
+
+    def feed():  # standard input stays open, as a writer still running: check waits for the rest
+        try:
+            proc.stdin.write(runs)
+            proc.stdin.flush()
+        except (OSError, ValueError):  # the command ended early (a failing test): its status says why
+            pass
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 60)  # a safety net only
+        assert ready and os.read(proc.stdout.fileno(), 64), "check printed nothing"
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        writer.join(timeout=60)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and b"interrupted" in err and b"Aborted" not in err, err

@@ -17,6 +17,7 @@ from tracetui.cli import main
 from tracetui.trace import checking
 from tracetui.trace.index import IndexedSource, TraceChanged
 from tracetui.trace.index.lines import FileLines
+from tracetui.trace.index.scanner import Scanner
 from tracetui.trace.reader import TraceReadError
 from tracetui.trace.spool import Spool
 
@@ -105,7 +106,7 @@ def test_a_file_being_indexed_is_not_taken_for_one_that_grew(tmp_path):
 def _check_changed_midway(tmp_path, monkeypatch, at_step: int, change) -> object:
     """``check`` of a file that ``change(path)`` alters just before step ``at_step`` is linked."""
     path = write(tmp_path, all_lines() * 20)
-    apply = checking.Scanner.apply
+    apply = Scanner.apply
     calls = []
 
     def changing(self, prepared):
@@ -113,7 +114,7 @@ def _check_changed_midway(tmp_path, monkeypatch, at_step: int, change) -> object
         if len(calls) == at_step:
             change(path)
         return apply(self, prepared)
-    monkeypatch.setattr(checking.Scanner, "apply", changing)
+    monkeypatch.setattr(Scanner, "apply", changing)
     monkeypatch.setattr(checking, "CHUNK_BYTES", 8192)
     return CliRunner().invoke(main, ["check", path])
 
@@ -246,11 +247,15 @@ def test_an_endless_line_on_standard_input_is_not_held(monkeypatch):
 
 # -- bounded memory: check and replay never read the trace whole ---------------------------------------
 def test_check_and_replay_do_not_read_the_trace_whole(tmp_path, monkeypatch):
+    """(A file of at most checking.SMALL_FILE_BYTES is read whole by replay, on purpose: here the sample counts
+    as big. checking imports read_trace by name, so it is replaced there too.)"""
     import tracetui.trace.reader as reader
 
     def whole(*args, **kwargs):
         raise AssertionError("read_trace holds every record of the file")
     monkeypatch.setattr(reader, "read_trace", whole)
+    monkeypatch.setattr(checking, "read_trace", whole)
+    monkeypatch.setattr(checking, "SMALL_FILE_BYTES", 0)
     assert CliRunner().invoke(main, ["check", str(SAMPLE)]).exit_code == 1
     assert CliRunner().invoke(main, ["replay", str(SAMPLE), "--run", "single"]).exit_code == 0
 
@@ -321,7 +326,7 @@ def test_a_touch_while_checked_is_not_a_rewrite(tmp_path, monkeypatch):
     "rewritten" (a write that moved an edge is: see the test above)."""
     path = write(tmp_path, all_lines() * 20)
     want = CliRunner().invoke(main, ["check", path])
-    apply = checking.Scanner.apply
+    apply = Scanner.apply
     calls = []
 
     def touching(self, prepared):
@@ -330,7 +335,7 @@ def test_a_touch_while_checked_is_not_a_rewrite(tmp_path, monkeypatch):
             st = os.stat(path)
             os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
         return apply(self, prepared)
-    monkeypatch.setattr(checking.Scanner, "apply", touching)
+    monkeypatch.setattr(Scanner, "apply", touching)
     monkeypatch.setattr(checking, "CHUNK_BYTES", 8192)
     result = CliRunner().invoke(main, ["check", path])
     assert (result.exit_code, result.stdout, result.stderr) == (want.exit_code, want.stdout, want.stderr)

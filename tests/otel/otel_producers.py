@@ -35,13 +35,14 @@ def write_otlp_json(spans: list[Any], path: Path) -> None:
     path.write_text(json.dumps(doc) + "\n")
 
 
-def _tracer_provider():
+def _tracer_provider(service: str | None = None):
+    from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     exporter = InMemorySpanExporter()
-    provider = TracerProvider()
+    provider = TracerProvider(resource=Resource.create({"service.name": service}) if service else None)
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     return provider, exporter
 

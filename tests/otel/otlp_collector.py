@@ -34,6 +34,28 @@ def success(rejected: int = 0, message: str = "") -> Answer:
     return Answer(body=response.SerializeToString())
 
 
+def _decoded(raw: bytes, headers: dict[str, str]) -> Any:
+    """The ExportTraceServiceRequest a body holds: gunzipped when so encoded, protobuf or OTLP/JSON (hex ids)."""
+    import base64
+    import gzip
+    import json
+
+    from google.protobuf import json_format
+
+    if headers.get("content-encoding") == "gzip":
+        raw = gzip.decompress(raw)
+    if headers.get("content-type", "").startswith("application/json"):
+        doc = json.loads(raw)
+        for resource in doc.get("resourceSpans", []):
+            for scope in resource.get("scopeSpans", []):
+                for span in scope.get("spans", []):
+                    for key in ("traceId", "spanId", "parentSpanId"):
+                        if key in span:
+                            span[key] = base64.b64encode(bytes.fromhex(span[key])).decode()
+        return json_format.ParseDict(doc, trace_service_pb2.ExportTraceServiceRequest())
+    return trace_service_pb2.ExportTraceServiceRequest.FromString(raw)
+
+
 class Collector:
     def __init__(self, answers: list[Answer]):
         self.answers = list(answers)
@@ -49,10 +71,10 @@ class Collector:
 
             def do_POST(self):
                 raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+                headers = {k.lower(): v for k, v in self.headers.items()}
                 with collector.lock:
-                    collector.requests.append({
-                        "path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
-                        "request": trace_service_pb2.ExportTraceServiceRequest.FromString(raw)})
+                    collector.requests.append({"path": self.path, "headers": headers, "raw": raw,
+                                               "request": _decoded(raw, headers)})
                     answer = collector.answers.pop(0) if collector.answers else Answer(500, "text/plain", b"no answer")
                 self.close_connection = True
                 try:

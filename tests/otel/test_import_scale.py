@@ -42,6 +42,9 @@ def _spans(shape: str, n: int) -> list[dict]:
                             gen_ai__tool__call__id=f"call_{i}"))
             out.append(span("POST", f"e{i:015x}", out[-2]["spanId"], 10 * i + 1, 10 * i + 2, kind=3,
                             http__request__method="POST", http__response__status_code=503 if i % 3 else 200))
+        elif shape == "steps in error":  # each step inside the one before it, all failed (smolagents' steps)
+            out.append(span(f"Step {i}", f"a{i:015x}", out[-1]["spanId"], i, 10 * n - i, status=2,
+                            events=[exception("AgentError", "step failed")], openinference__span__kind="CHAIN"))
         elif shape == "agents under a chain":  # a chain half the trace deep, then agents under its deepest span
             parent = out[-1]["spanId"] if i <= n // 2 else out[n // 2]["spanId"]
             attributes = {"gen_ai__operation__name": "invoke_agent"} if i > n // 2 else {}
@@ -70,7 +73,7 @@ def _work(path: Path) -> int:
     return lines
 
 
-@pytest.mark.parametrize("shape", ["nested", "calls", "unanswered", "agents under a chain"])
+@pytest.mark.parametrize("shape", ["nested", "calls", "unanswered", "agents under a chain", "steps in error"])
 def test_twice_the_spans_is_about_twice_the_work(tmp_path, shape):
     small, large = (write(tmp_path / f"{n}.jsonl", traces_data(*_spans(shape, n))) for n in (300, 600))
     ratio = _work(large) / _work(small)

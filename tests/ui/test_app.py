@@ -348,7 +348,7 @@ async def test_narrow_terminal_keeps_what_matters(demo):
 
 async def test_help_and_command_palette_list_the_actions(demo):
     app = TraceApp(demo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(SIZE[0], SIZE[1] + 10)) as pilot:  # the whole help, unscrolled: every key is a row
         await pilot.pause()
         await pilot.press("question_mark")
         await pilot.pause()

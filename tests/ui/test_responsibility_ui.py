@@ -126,6 +126,7 @@ async def test_fixes_rows_carry_kind_and_side_and_what_ifs_sit_below_every_fix(s
         def __init__(self, run, **options):
             self.tried, self.reason, self.headline = 0, None, "the check held: nothing needs fixing"
             self.guard_held = False  # proofs out of order, not a guard: the CLI's partial rule alone decides
+            self.command, self.reruns, self.seconds_per_run = None, 0, None  # a built-in run: no command re-run
 
         def proofs(self):
             for proof in (what_if, partial, fix):

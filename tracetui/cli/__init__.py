@@ -17,6 +17,7 @@ from tracetui.cli.common import writes_over  # noqa: E402
 from tracetui.cli import generate as _generate, run as _run, check as _check  # noqa: E402,F401  (registers them)
 from tracetui.cli import explain as _explain, replay as _replay  # noqa: E402,F401
 from tracetui.cli import open as _open, export as _export  # noqa: E402,F401
+from tracetui.cli import record as _record, share as _share, mcp as _mcp  # noqa: E402,F401
 from tracetui.cli.generate import regenerate_samples  # noqa: E402
 
 __all__ = ["main", "exit_on_signals", "regenerate_samples", "writes_over"]

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from tracetui.cli.common import _is_otlp, _spooled_otlp, _trace_input, _verdict_line
+from tracetui.cli.common import _is_otlp, _spooled_otlp, _trace_input, _verdict_line, backend_options, backend_query
 from tracetui.cli.group import main
 from tracetui.trace.reader import TraceReadError
 
@@ -16,8 +16,11 @@ from tracetui.trace.reader import TraceReadError
 @click.option("--json", "as_json", is_flag=True, help="Print verdicts as JSON.")
 @click.option("--explain", "with_fixes", is_flag=True,
               help="Add each failing run's top fix, proven by replay, with its replay command.")
-def check(trace_file, as_json, with_fixes) -> None:
-    """Verdict per run, headless. FILE may be - for standard input, or an OTLP/JSON file (told apart by content).
+@backend_options
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="[-- COMMAND [ARG]...]")
+def check(trace_file, as_json, with_fixes, command, since, status, limit) -> None:
+    """Verdict per run, headless. FILE may be - for standard input, or an OTLP/JSON file (told apart by content),
+    or a Phoenix project: phoenix+http://HOST:PORT/PROJECT (filtered with --since, --status, --limit).
 
     Exit 0 when every run is answer-ready and every line was read; 1 when any run
     failed or is incomplete, or some lines could not be read (they are listed);
@@ -25,11 +28,25 @@ def check(trace_file, as_json, with_fixes) -> None:
     when interrupted (Ctrl-C): the verdicts printed are whole, and --json's
     document is closed with "interrupted": true. 141, and no word, when standard
     output is closed early (check FILE | head -1).
+
+    With --explain, runs of your own agent (tracetui record) are proven by re-running
+    your COMMAND, given after --: tracetui check agent.jsonl --explain -- python agent.py.
     """
     if with_fixes and trace_file == "-":
         raise click.UsageError("--explain re-runs each failing run: give a file, not -")
+    if command and not with_fixes:
+        raise click.UsageError("only --explain re-runs anything: a -- COMMAND needs --explain")
+    if command:
+        from tracetui.replay.agent_replay import command_problem
+        from tracetui.trace.safe_text import printable
+
+        problem = command_problem(command)
+        if problem:  # said now: each re-run failing to start would read as "no fix"
+            click.echo(printable(f"error: cannot re-run: the command did not start: {problem}"), err=True)
+            sys.exit(2)
+    query = backend_query([trace_file], since, status, limit)
     if with_fixes or _is_otlp(trace_file):
-        _check_whole(trace_file, as_json, with_fixes)
+        _check_whole(trace_file, as_json, with_fixes, command=tuple(command), query=query)
     _check_streaming(trace_file, as_json)
 
 
@@ -139,7 +156,8 @@ def _scan_and_print(trace_file: str, as_json: bool, held: Any) -> None:
     sys.exit(0 if state["ready"] and not len(problems) else 1)
 
 
-def _check_whole(trace_file: str, as_json: bool, with_fixes: bool, trace: Any = None) -> None:
+def _check_whole(trace_file: str, as_json: bool, with_fixes: bool, trace: Any = None,
+                 command: tuple[str, ...] = (), query: Any = None) -> None:
     """``check`` over a trace read whole (``trace``, when already read): an OTLP/JSON file (imported runs
     are read whole), or with ``--explain`` (each failing run is re-run, so its records are needed).
 
@@ -148,10 +166,11 @@ def _check_whole(trace_file: str, as_json: bool, with_fixes: bool, trace: Any = 
     from tracetui.trace.held_interrupt import HeldInterrupt
 
     with HeldInterrupt() as held:
-        _whole_and_print(trace_file, as_json, with_fixes, trace, held)
+        _whole_and_print(trace_file, as_json, with_fixes, trace, held, command, query)
 
 
-def _whole_and_print(trace_file: str, as_json: bool, with_fixes: bool, trace: Any, held: Any) -> None:
+def _whole_and_print(trace_file: str, as_json: bool, with_fixes: bool, trace: Any, held: Any,
+                     command: tuple[str, ...] = (), query: Any = None) -> None:
     from tracetui.otel.detect import read_any  # a tracetui trace or OTLP/JSON, told apart by content
     from tracetui.trace.output_stream import write_out
     from tracetui.trace.safe_text import printable
@@ -163,7 +182,7 @@ def _whole_and_print(trace_file: str, as_json: bool, with_fixes: bool, trace: An
     stopped = None  # what Ctrl-C cut short, in words
     try:
         try:
-            trace = read_any(trace_file) if trace is None else trace
+            trace = read_any(trace_file, query) if trace is None else trace
         except TraceReadError as exc:
             click.echo(_first_problems(exc.problems) + printable(f"error: {exc}"), err=True)
             sys.exit(2)
@@ -171,10 +190,12 @@ def _whole_and_print(trace_file: str, as_json: bool, with_fixes: bool, trace: An
             click.echo(printable(f"error: {trace_file}: {exc.strerror or exc}"), err=True)
             sys.exit(2)
         problems = trace.problems
-        verdicts.extend(run.verdict() for run in trace.runs.values())
+        from tracetui.otel.origin import origin  # an imported run's trace id and service: findable again
+
+        verdicts.extend({**run.verdict(), **origin(run)} for run in trace.runs.values())
         if with_fixes:
             stopped = "proving fixes: the failing runs listed without a fix were not explained"
-            _top_fixes(trace, trace_file, as_json, fixes)
+            _top_fixes(trace, trace_file, as_json, fixes, command)
         stopped = None
     except KeyboardInterrupt:
         stopped = stopped or "reading: the rest of the file was not checked"
@@ -210,18 +231,20 @@ def _whole_and_print(trace_file: str, as_json: bool, with_fixes: bool, trace: An
     sys.exit(0 if all(v["ready"] for v in verdicts) and not problems else 1)
 
 
-def _top_fixes(trace, trace_file: str, as_data: bool, out: dict[str, Any]) -> None:
+def _top_fixes(trace, trace_file: str, as_data: bool, out: dict[str, Any], command: tuple[str, ...] = ()) -> None:
     """Each failing run's best proven fix into ``out`` as it is found (kept when Ctrl-C stops the search): a
-    line of text, or its data (None when nothing fixes it)."""
+    line of text, or its data (None when nothing fixes it). A run of the user's own agent is re-run with
+    ``command``; a built-in run never is."""
     from tracetui.explain import explain
     from tracetui.explain.report import proof_data, top_fix_line
+    from tracetui.replay.agent_replay import is_recorded
 
     for run_id, run in trace.runs.items():
         if run.verdict()["ready"]:
             continue
-        result = explain(run)
+        result = explain(run, command=list(command)) if command and is_recorded(run) else explain(run)
         if as_data:
-            out[run_id] = proof_data(result.best, trace_file, 1, run_id) if result.best else None
+            out[run_id] = proof_data(result.best, trace_file, 1, run_id, result.command) if result.best else None
         else:
             out[run_id] = top_fix_line(result, trace_file)
 

@@ -29,6 +29,23 @@ def _emit(runs, output: str | None) -> int:
         raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
+def named_trace(trace_file: str, why: str) -> Any:
+    """The whole trace at ``trace_file`` (tracetui's or OTLP/JSON), for a command whose output names the file
+    (``why``: what it prints that does); standard input refused, an unreadable file said in words, exit 2."""
+    from tracetui.otel.detect import read_any
+    from tracetui.trace.safe_text import printable
+
+    if trace_file == "-":
+        raise click.UsageError(f"{why}: give a file, not -")
+    try:
+        return read_any(trace_file)
+    except TraceReadError as exc:
+        click.echo(printable(f"error: {exc}"), err=True)
+    except OSError as exc:
+        click.echo(printable(f"error: {trace_file}: {exc.strerror or exc}"), err=True)
+    sys.exit(2)
+
+
 def _verdict_line(v: dict[str, Any]) -> str:
     from tracetui.trace.verdict import verdict_line
 
@@ -39,12 +56,48 @@ def _is_otlp(trace_file: str) -> bool:
     """Whether a named file is OTLP/JSON (read whole); an unreadable one is reported by the streaming check."""
     if trace_file == "-":
         return False
+    from tracetui.otel.backend import is_backend_source
     from tracetui.otel.detect import is_otlp
+
+    if is_backend_source(trace_file):  # phoenix+http://…: read whole, as OTLP/JSON is
+        return True
 
     try:
         return is_otlp(trace_file)
     except (TraceReadError, OSError):
         return False
+
+
+def backend_options(command: Any) -> Any:
+    """``--since``, ``--status`` and ``--limit``: which runs a backend source (``phoenix+http://…``) gives."""
+    for option in reversed((
+            click.option("--since", default=None, metavar="TIME",
+                         help="Backend source only: runs started since TIME (ISO 8601, or back from now: 90m, 2h, "
+                              "7d)."),
+            click.option("--status", type=click.Choice(["error", "ok"]), default=None,
+                         help="Backend source only: only failing or incomplete runs (error) or answer-ready ones "
+                              "(ok), by tracetui's verdict."),
+            click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N",
+                         help="Backend source only: at most N runs, the newest."))):
+        command = option(command)
+    return command
+
+
+def backend_query(sources: Any, since: str | None, status: str | None, limit: int | None) -> Any:
+    """The :class:`~tracetui.otel.backend.Query` of the filters given (None when none is); a usage error when
+    no source is a backend (a file is read whole: there is nothing to choose from)."""
+    if since is None and status is None and limit is None:
+        return None
+    from tracetui.otel.backend import Query, is_backend_source, parse_since
+
+    if not any(is_backend_source(s) for s in sources):
+        raise click.UsageError("--since, --status and --limit choose runs of a backend source "
+                               "(phoenix+http://HOST:PORT/PROJECT); a file is read whole")
+    try:
+        when = parse_since(since) if since is not None else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--since") from None
+    return Query(when, status, limit)
 
 
 def _spooled_otlp(item: Any) -> Any:

@@ -33,6 +33,9 @@ class _Commands(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
+            child = sys.modules.get("tracetui.record.child")
+            if child is not None:  # a re-run of your agent still going (explain's second one): stopped too
+                child.stop_live_agents()
             click.echo("interrupted", err=True)
             sys.exit(130)
 

@@ -21,17 +21,22 @@ from tracetui.trace.reader import TraceReadError
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the re-run to this file (atomically); the original is never modified.")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
-def replay(trace_file, run_id, sets, output, as_json) -> None:
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="[-- COMMAND [ARG]...]")
+def replay(trace_file, run_id, sets, output, as_json, command) -> None:
     """Re-run one recorded run, optionally with edited fields, and compare verdicts.
 
     \b
     tracetui replay runs.jsonl --run cross_tenant \\
         --set '/responses/0/body/output/0/arguments={"order_id": "o-1"}'
     tracetui replay runs.jsonl --run truncated --set /inputs/budgets/max_output_tokens=500
+    tracetui replay agent.jsonl --run support -- python agent.py
 
     FILE may be - for standard input; the run's inputs must be recorded (an OTLP/JSON
-    import has none). Exit 0 when the re-run is answer-ready, 1 when it failed, 2 when
-    the input cannot be read or the edit cannot be run.
+    import has none). A run of your own agent (tracetui record) is re-run by running
+    your COMMAND, given after --, against its recorded responses (never the network);
+    the agent's own output goes to standard error. The command is never read from the
+    trace. Exit 0 when the re-run is answer-ready, 1 when it failed, 2 when the input
+    cannot be read or the edit cannot be run, 130 when Ctrl-C stopped the re-run.
     """
     from tracetui.replay.edit import current_value, parse_value
     from tracetui.replay.pointer import EditError
@@ -73,6 +78,17 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
     newer = record_warning(run.run) if isinstance(run.run, dict) else None
     if newer:  # as check lists it: the re-run reads the run as this version's format
         click.echo(printable(f"warning: {newer}"), err=True)
+    from tracetui.replay.agent_replay import edit_problem, is_recorded, needs_command
+    from tracetui.replay.edit import exchanges_of
+
+    recorded = is_recorded(run)
+    if recorded and not command:  # the command is the user's to give: a trace never supplies it
+        click.echo(printable(f"error: {needs_command(run, 'replay', trace_file)}"), err=True)
+        sys.exit(2)
+    unwritable = _unwritable(output) if recorded and output and output != "-" else None
+    if unwritable:  # said before your agent runs (its tools too), not after, with the re-run lost
+        click.echo(printable(f"error: cannot write {output}: {unwritable}"), err=True)
+        sys.exit(2)
     edits = []
     try:
         for item in sets:
@@ -80,24 +96,28 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
             if not sep or not path:
                 raise EditError(f"--set takes PATH=VALUE, a JSON Pointer such as /inputs/budgets/max_turns "
                                 f"and a value, got {item!r}")
+            refused = edit_problem(path, len(exchanges_of(run))) if recorded else None  # before "no field here": none is editable there
+            if refused:
+                raise EditError(refused)
             current, exists = current_value(run, path)
             edits.append((path, parse_value(current, value_text(text), exists=exists)))  # @FILE: read from FILE
-        outcome = rerun(run, edits)
+        outcome = rerun(run, edits, command, output=2) if command else rerun(run, edits)  # the agent's output: stderr
+    except KeyboardInterrupt:  # the agent was stopped (Ctrl-C, SIGTERM): its run is no re-run to compare
+        click.echo("stopped with Ctrl-C: the re-run did not finish, so nothing was compared"
+                   + (" or written" if output else ""), err=True)
+        sys.exit(130)
     except EditError as exc:
         message = str(exc)
         said = message if message.startswith("cannot") or not sets else f"cannot edit: {message}"  # no edit: why not
         click.echo(printable(f"error: {said}"), err=True)
         sys.exit(2)
-    original = b"".join(encode_record(r) for r in (run.run, *run.events, run.summary) if r is not None)
-    identical = original == b"".join(encode_record(r) for r in outcome.records)
+    from tracetui.replay.comparison import comparison_data, reproduces_exactly
+
+    identical = reproduces_exactly(run, outcome)
     if output:
         _emit([outcome.records], output)
     if as_json:
-        payload = {"run_id": run_id, "edits": [{"path": p, "value": v} for p, v in edits],
-                   "before": outcome.before, "after": outcome.after, "identical": identical,
-                   "changes": [{"seq": c.seq, "verdict_changed": c.verdict_changed,
-                                "before": _brief(c.before), "after": _brief(c.after)}
-                               for c in outcome.changes]}
+        payload = comparison_data(run_id, run, outcome)  # (the MCP server returns the same)
         click.echo(printable_json(payload))
     else:
         click.echo("before  " + printable(_verdict_line(outcome.before)))
@@ -109,8 +129,11 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
                                               outcome.replayed.run),
                                              ("summary", run.summary, outcome.replayed.summary))
                      if a is None or b is None or encode_record(a) != encode_record(b)]
-            click.echo("no event differs; only the " + " and the ".join(parts) + (" differ" if len(parts) > 1
-                                                                                   else " differs"))
+            if not parts:  # a re-run of your agent: its requests were compared with the recording's, and matched
+                click.echo("the re-run reproduces the original: the same events, and every request as recorded")
+            else:
+                click.echo("no event differs; only the " + " and the ".join(parts) + (" differ" if len(parts) > 1
+                                                                                       else " differs"))
         else:
             click.echo(f"{len(outcome.changes)} event(s) differ:")
             for c in outcome.changes:
@@ -122,10 +145,29 @@ def replay(trace_file, run_id, sets, output, as_json) -> None:
     sys.exit(0 if outcome.after["ready"] else 1)
 
 
-def _brief(event: dict[str, Any] | None) -> dict[str, Any] | None:
-    if event is None:
-        return None
-    return {k: event.get(k) for k in ("lane", "kind", "outcome", "code", "call_id", "summary")}
+def _unwritable(output: str) -> str | None:
+    """Why the re-run could not be written to ``output`` (a folder missing or not writable, a folder or a
+    pipe in its place), or None."""
+    import os
+    import stat
+
+    from tracetui.trace.output_path import output_target
+
+    try:
+        target = output_target(output)
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    if mode is not None and not stat.S_ISREG(mode):
+        return "it is not a regular file (a folder, a pipe or a device)"
+    if not os.access(target.parent, os.W_OK | os.X_OK):  # the atomic write makes its file in that folder
+        return f"its folder {target.parent} is not writable"
+    return None
 
 
 def _event_words(event: dict[str, Any] | None) -> str:

@@ -10,12 +10,17 @@ the command stays short and plain enough to paste.
 Trace content is untrusted and a printed command gets pasted into a shell: each
 argument is redacted *before* it is quoted (:class:`PrintedCommand`), never the
 quoted line afterwards.
+
+A run of the user's own agent is re-run with the user's command, so its replay command
+ends ``-- COMMAND…``: the command the user gave (each argument redacted, then quoted),
+never the ``command_hint`` the trace holds (running a command found in a file someone
+sent you would be code execution from that file).
 """
 from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import orjson
 
@@ -89,9 +94,11 @@ def _needs_file(text: str) -> bool:
     return len(text) > LONG_VALUE or not _plain(text)
 
 
-def printed_command(file: str | None, run_id: str, run: RunData, edits: Iterable[Edit]) -> PrintedCommand:
-    """The shell command that re-runs ``run`` with ``edits``, every argument redacted then quoted for a POSIX
-    shell; or why no command can be printed safely."""
+def printed_command(file: str | None, run_id: str, run: RunData, edits: Iterable[Edit],
+                    command: Sequence[str] | None = None) -> PrintedCommand:
+    """The shell command that re-runs ``run`` with ``edits`` (and, for a record run, the user's ``command``
+    after ``--``), every argument redacted then quoted for a POSIX shell; or why no command can be printed
+    safely."""
     if file and file.startswith("-"):  # as typed it would be read as options
         file = f"./{file}"
     file = file or "FILE"
@@ -126,16 +133,24 @@ def printed_command(file: str | None, run_id: str, run: RunData, edits: Iterable
                                                 f"{exc.strerror or exc}")
                 # only long: typed out in full, long, but it still works
         args += ["--set", f"{edit.path}={shown}"]
-    command = " ".join(shlex.quote(a) for a in args)
-    if printable(command) != command:
+    if command:
+        agent = [redact_text(str(a)) for a in command]
+        redacted = redacted or agent != [str(a) for a in command]
+        if not all(_plain(a) for a in agent):
+            return PrintedCommand(None, "your command holds a line break or a control character, which a "
+                                        "printed command cannot hold")
+        args += ["--", *agent]
+    line = " ".join(shlex.quote(a) for a in args)
+    if printable(line) != line:
         return PrintedCommand(None, "the command would hold a control character or what looks like a secret "
                                     "from the trace, so it is not printed")
-    return PrintedCommand(command, redacted=redacted)
+    return PrintedCommand(line, redacted=redacted)
 
 
-def replay_command(file: str | None, run_id: str, run: RunData, edits: Iterable[Edit]) -> str | None:
+def replay_command(file: str | None, run_id: str, run: RunData, edits: Iterable[Edit],
+                   command: Sequence[str] | None = None) -> str | None:
     """The command of :func:`printed_command`, or None when none can be printed safely."""
-    return printed_command(file, run_id, run, edits).text
+    return printed_command(file, run_id, run, edits, command).text
 
 
 def redacted_note(command: PrintedCommand) -> str | None:
@@ -154,3 +169,33 @@ def value_files_note(command: str | None) -> str | None:
     return (f"(values over {LONG_VALUE} characters or of several lines are read from files that explain wrote "
             f"in {folder}/: "
             f"--set PATH=@FILE reads the value from FILE)")
+
+
+def needs_agent_command(run: RunData) -> bool:
+    """Whether re-running ``run`` runs the user's own agent (a ``tracetui record`` run): then the user types the
+    command, which is never read from the trace."""
+    inputs = run.inputs if isinstance(run.inputs, dict) else {}
+    return inputs.get("source") == "record"
+
+
+def command_hint(run: RunData) -> str | None:
+    """The argv a record run says it was recorded with, as one line to *show* (never run): a hint for the user."""
+    inputs = run.inputs if isinstance(run.inputs, dict) else {}
+    hint = inputs.get("command_hint")
+    if not isinstance(hint, list) or not hint or not all(isinstance(a, str) for a in hint):
+        return None
+    return printable(redact_text(shlex.join(hint)))
+
+
+def agent_command(text: str) -> list[str]:
+    """The command a user typed (shell words, as a shell splits them; nothing is expanded or run here).
+
+    Raises ValueError with a sentence to show when it is not one.
+    """
+    try:
+        argv = shlex.split(text)
+    except ValueError as exc:
+        raise ValueError(f"that is not a command a shell would read ({exc}): check its quotes") from None
+    if not argv:
+        raise ValueError("type the command that runs your agent, e.g. python agent.py")
+    return argv

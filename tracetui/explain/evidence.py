@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import Any
 
 from tracetui.loop.answer import orders_named, refund_named
+from tracetui.record.wire_requests import declared_tools, first_user_text
 from tracetui.replay.edit import exchanges_of
 from tracetui.trace.format import FAILED, LANES, OK
 from tracetui.trace.reader import RunData
@@ -90,7 +91,39 @@ class Evidence:
     @property
     def recorded(self) -> bool:
         """Whether the model's side is a recording (it cannot react to an edit) rather than the scripted model."""
-        return self.inputs.get("source") in ("responses", "http")
+        return self.inputs.get("source") in ("responses", "http", "record")
+
+    @property
+    def agent(self) -> bool:
+        """A run of the user's own agent (``tracetui record``): nothing in its inputs can be edited, and its
+        tools and its user's request are read from the requests it sent."""
+        return self.inputs.get("source") == "record"
+
+    @cached_property
+    def _requests(self) -> list[tuple[int, Any, dict[str, Any]]]:
+        """(step, turn, request body) of each HTTP attempt whose request body was kept, in order (a record run's)."""
+        out = []
+        for e in self.events:
+            request = _data(e).get("request") if e.get("lane") == "http" else None
+            body = request.get("body") if isinstance(request, dict) else None
+            if isinstance(body, dict):
+                out.append((e["seq"], e.get("turn"), body))
+        return out
+
+    def streamed(self, k: int | None) -> bool:
+        """Whether a record run's agent asked for exchange ``k`` as a stream (its request said ``stream``)."""
+        for e in self.events:
+            data = _data(e)
+            if e.get("lane") == "http" and data.get("exchange") == k and isinstance(data.get("request"), dict):
+                return data["request"].get("stream") is True
+        return False
+
+    def request_body(self, turn: Any = None) -> dict[str, Any] | None:
+        """The body a record run's agent sent for ``turn`` (None: the first request it sent)."""
+        for _, t, body in self._requests:
+            if turn is None or t == turn:
+                return body
+        return None
 
     # -- exchanges and calls --------------------------------------------------------------
     @cached_property
@@ -152,7 +185,8 @@ class Evidence:
 
     def call_of(self, event: dict[str, Any]) -> Call | None:
         """The call an event is about; for a repeated id, the last call with that id up to the event."""
-        matches = [c for c in self.calls(event.get("turn")) if c.call_id == event.get("call_id")]
+        wanted = event.get("call_id") or _data(event).get("tool_call_id")  # a record run's events may say it in data
+        matches = [c for c in self.calls(event.get("turn")) if c.call_id == wanted]
         return matches[-1] if matches else None
 
     # -- what the run established --------------------------------------------------------------
@@ -169,6 +203,8 @@ class Evidence:
 
     @property
     def user_input(self) -> str:
+        if self.agent:
+            return first_user_text(self.provider, self.request_body()) or ""
         text = self.inputs.get("user_input")
         return text if isinstance(text, str) else ""
 
@@ -197,10 +233,24 @@ class Evidence:
 
     @cached_property
     def tools(self) -> list[dict[str, Any]]:
+        """The tools offered; for a record run, those the failing turn's request declared (else the last request
+        that declared any before the failure)."""
+        if self.agent:
+            failing = self.event(self.failure.get("seq")) or {}
+            tools = declared_tools(self.provider, self.request_body(failing.get("turn")))
+            last = _int(self.failure.get("seq"))
+            for seq, _, body in reversed(self._requests):
+                if tools:
+                    break
+                if last is None or seq <= last:
+                    tools = declared_tools(self.provider, body)
+            return list(tools.values())
         tools = self.inputs.get("tools")
         return [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
 
     def tool_index(self, name: Any) -> int | None:
+        if self.agent:
+            return next((i for i, t in enumerate(self.tools) if t.get("name") == name), None)
         tools = self.inputs.get("tools")
         if not isinstance(tools, list):
             return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Iterator
 
+from tracetui.explain import agent_side as agent
 from tracetui.explain import input_side as inputs
 from tracetui.explain import model_side as model
 from tracetui.explain.candidate import Candidate
@@ -46,6 +47,23 @@ BY_CODE: dict[str, tuple[Generator, ...]] = {
                                          "conflict", "http_error")},
 }
 
+#: a run of the user's own agent (``source: record``): only what the model answered can be edited, so no input-side
+#: generator (budgets, caller, owner, faults, tool data) ever fires for one
+_AGENT_TURN = (agent.bad_turn,)
+AGENT_BY_CODE: dict[str, tuple[Generator, ...]] = {
+    "permission_denied": (agent.denied_resource,),
+    "schema_error": (model.bad_arguments,),
+    "invalid_json": (model.bad_arguments,),
+    "unknown_tool": (model.unknown_tool,),
+    "duplicate_call_id": (model.duplicate_id,),
+    "answer_rejected": (agent.rejected_answer,),
+    RECORDING_ENDED: (agent.recording_ended,),
+    **{code: _AGENT_TURN for code in ("incomplete", "refused", "response_failed", "empty_response",
+                                      "invalid_tool_call", "protocol_error", "unsupported_response")},
+    **{code: (agent.rate_limit,) for code in ("rate_limited", "server_error", "overloaded", "timeout",
+                                              "connection_error")},
+}
+
 
 def candidates(ev: Evidence) -> Iterator[Candidate]:
     """Every distinct candidate the run's evidence suggests, the decisive failure's first; none for a ready run."""
@@ -60,10 +78,12 @@ def candidates(ev: Evidence) -> Iterator[Candidate]:
                 seen.add(candidate.key)
                 yield _provider_voiced(candidate) if provider_failed else candidate
 
+    by_code = AGENT_BY_CODE if ev.agent else BY_CODE
     for event in ev.failing:
-        for generator in BY_CODE.get(str(event.get("code")), ()):
+        for generator in by_code.get(str(event.get("code")), ()):
             yield from fresh(generator(ev, event))
-    yield from fresh(inputs.whole_context(ev))
+    if not ev.agent:
+        yield from fresh(inputs.whole_context(ev))
 
 
 def _provider_voiced(candidate: Candidate) -> Candidate:

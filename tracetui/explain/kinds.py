@@ -67,7 +67,28 @@ def guard_held(ev: Evidence) -> bool:
     """
     if whose(ev) != GUARD or ev.failure.get("code") not in REFUSED_REQUEST:
         return False
+    if ev.agent:  # the user's own agent: its lanes name a value the request does not (then the class is the model's)
+        return ev.failure.get("code") == "permission_denied" and _denied_as_asked(ev)
     return ev.failure.get("code") != "business_rule_violation" or _refund_refused(ev)[1] is not None
+
+
+def _denied_as_asked(ev: Evidence) -> bool:
+    """For a recorded agent: the denied call asked only for values the user's request names. The record lanes
+    call a made-up value the model's only when it looks like an id (has a digit); a made-up name does not, and a
+    guard cannot have held for what nobody asked."""
+    failing = ev.event(ev.failure.get("decided_at")) or ev.event(ev.failure.get("seq")) or {}
+    call = ev.call_of(failing)
+    parsed = parse_or_close(call.arguments) if call and call.arguments else None
+    args = parsed[0] if parsed and isinstance(parsed[0], dict) else None
+    if args is None:
+        return True  # nothing to read: the lanes' class stands
+    asked = ev.user_input
+    return all(str(v) in asked for v in args.values()
+               if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v))
+
+
+#: failures of a request the provider answered (and the SDK retried) that a record run's response edit papers over
+PROVIDER_FAILED = frozenset({"rate_limited", "server_error", "overloaded", "timeout", "connection_error"})
 
 
 def _refund_refused(ev: Evidence) -> tuple[Any, float | None]:
@@ -140,6 +161,10 @@ def why_not(path: str, ev: Evidence, value: Any = None) -> str | None:
         if _wrong_server(ev):
             return ("it replaces what the server answered: another vendor's body means the loop points at the "
                     "wrong base URL or adapter, and that is the change to make")
+        if ev.agent and ev.failure.get("code") in PROVIDER_FAILED:
+            return (f"it replaces what the provider answered ({ev.failure.get('code')}) after the SDK gave up "
+                    f"retrying: the environment's, not advice; more retries or a backoff in your agent is the "
+                    f"change to make")
         return "it replaces what the provider answered: the provider failed, not the model"
     if parts[:2] == ["inputs", "tools"] and (len(parts) <= 3 or parts[3] == "parameters"):
         return LOOSENS_ARGUMENT_CHECK
@@ -176,6 +201,9 @@ def headline(ev: Evidence) -> str | None:
     failing = ev.event(ev.failure.get("decided_at")) or ev.event(ev.failure.get("seq")) or {}
     data = event_data(failing)
     if guard_held(ev):
+        if ev.failure.get("code") == "permission_denied" and ev.agent:
+            return ("the authorization check held: the request asked for what the agent's tool denied; nothing "
+                    "in the model or the harness needs fixing")
         if ev.failure.get("code") == "permission_denied":
             owner = data.get("resource_tenant") or "another tenant"
             what = f"the caller asked for {data.get('resource')}, which belongs to {owner}"

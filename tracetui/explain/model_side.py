@@ -6,6 +6,7 @@ only from the receipts the run really produced.
 """
 from __future__ import annotations
 
+import copy
 import difflib
 from typing import Any, Iterator
 
@@ -15,7 +16,7 @@ from tracetui.explain.arguments import parse_or_close, repaired
 from tracetui.explain.candidate import RESPONSE, Candidate, brief, one
 from tracetui.explain.evidence import Call, Evidence, _data, _int
 from tracetui.explain.wire import (
-    CallSpec, answer_body, call_places, calls_body, exchange_record, finished_place, text_places,
+    CallSpec, answer_body, call_places, calls_body, exchange_record, finished_place, streamed_record, text_places,
 )
 from tracetui.loop.validation import validate_arguments
 
@@ -60,6 +61,10 @@ def respond(ev: Evidence, k: int | None, body: dict[str, Any], words: str, lane:
     """Replace what exchange ``k`` answered (or supply it, one past the last) with ``body``."""
     if k is None or not 0 <= k <= len(ev.exchanges):
         return None
+    if ev.agent and ev.streamed(k):  # the user's agent asked for a stream: it reads only a stream
+        return one(["responses", k], streamed_record(ev.provider, body), words, side, lane, RESPONSE)
+    if ev.agent:
+        body = enveloped(ev, k, body)
     exchange = ev.exchange(k)
     old = exchange.get("body") if exchange else None
     if (exchange is not None and exchange.get("status") == 200 and not exchange.get("error")
@@ -68,6 +73,37 @@ def respond(ev: Evidence, k: int | None, body: dict[str, Any], words: str, lane:
             return one(["responses", k, "body", "output"], body["output"], words, side, lane, RESPONSE)
         return one(["responses", k, "body"], body, words, side, lane, RESPONSE)
     return one(["responses", k], exchange_record(body), words, side, lane, RESPONSE)
+
+
+#: the fields of a response body that say what the model answered (and how it stopped); the others are its
+#: envelope (id, model, created, usage …), which a framework validating the body requires
+_ANSWER_FIELDS = {
+    "openai-chat": ("choices",),
+    "anthropic": ("content", "stop_reason", "stop_sequence"),
+    "gemini": ("candidates", "promptFeedback"),
+    "openai-responses": ("output", "status", "incomplete_details", "error", "output_text"),
+}
+
+
+def enveloped(ev: Evidence, k: int, body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` inside the envelope of a response the recording holds (exchange ``k``'s own, else the nearest
+    answered one before it, else after): a recorded agent's SDK or framework may check the id and model of
+    what it gets (pydantic-ai does), and a body written afresh has neither."""
+    order = [k, *range(k - 1, -1, -1), *range(k + 1, len(ev.exchanges))]
+    for i in order:
+        exchange = ev.exchange(i)
+        old = exchange.get("body") if exchange and "events" not in exchange else None
+        if isinstance(old, dict) and exchange.get("status") == 200 and _answered_like(ev.provider, old):
+            drop = _ANSWER_FIELDS.get(ev.provider, ())
+            envelope = {key: value for key, value in old.items() if key not in drop}
+            return {**copy.deepcopy(envelope), **body}
+    return body
+
+
+def _answered_like(provider: str, body: dict[str, Any]) -> bool:
+    """A body in ``provider``'s answer shape (never an error body, which has no envelope to lend)."""
+    key = {"openai-chat": "choices", "anthropic": "content", "gemini": "candidates"}.get(provider, "output")
+    return isinstance(body.get(key), list) and "error" not in body
 
 
 def _fresh_ids(n: int) -> list[str]:

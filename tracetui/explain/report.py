@@ -30,9 +30,12 @@ def side_words(proof: Proof) -> str:
     return " + ".join(SIDES.get(s, s) for s in proof.candidate.side.split(" + "))
 
 
-def proof_data(proof: Proof, file: str | None, rank: int, run_id: str) -> dict[str, Any]:
+def proof_data(proof: Proof, file: str | None, rank: int, run_id: str,
+               agent_command: list[str] | None = None) -> dict[str, Any]:
+    """A proof as ``--json`` gives it; its replay command re-runs ``agent_command`` (by default the command the
+    proof's own replay re-ran, for a recorded agent's run)."""
     run = proof.outcome.original
-    command = printed_command(file, run_id, run, proof.edits)
+    command = printed_command(file, run_id, run, proof.edits, agent_command or proof.command)
     return {
         "rank": rank,
         "kind": proof.kind,
@@ -84,7 +87,19 @@ def as_data(result: Explanation, file: str | None, limit: int) -> dict[str, Any]
         "what_ifs": [proof_data(p, file, next(ranks), run_id) for p in what_ifs],
         "partials": [proof_data(p, file, next(ranks), run_id) for p in partials],
         "more": more,  # left out by --limit
+        **({"reruns": result.reruns, "seconds_per_run": result.seconds_per_run} if result.command else {}),
     }
+
+
+def reruns_words(result: Explanation | Any) -> str | None:
+    """How long proving took, for a run of the user's own agent: "12 re-runs of your command, 0.42 s each"
+    (of an :class:`Explanation` or a finished :class:`~tracetui.explain.search.Search`)."""
+    if not result.command or not result.reruns:
+        return None
+    n, each = result.reruns, result.seconds_per_run or 0.0
+    if n == 1:
+        return f"1 re-run of your command: {each:.2f} s"
+    return f"{n} re-runs of your command, {each:.2f} s each (two at a time)"
 
 
 def shown_partials(result: Explanation) -> list[Proof]:
@@ -106,7 +121,7 @@ def _block(proof: Proof, n: int, file: str | None, run_id: str) -> list[str]:
     if (proof.kind == PARTIAL and after.get("responsibility") == GUARD
             and (after.get("first_failure") or {}).get("code") in REFUSED_REQUEST):
         lines.append("    then a guard refuses what the user asked for: the run ends where it should")
-    command = printed_command(file, run_id, proof.outcome.original, proof.edits)
+    command = printed_command(file, run_id, proof.outcome.original, proof.edits, proof.command)
     return [printable(line) for line in lines] + _command_lines(command, "    ")
 
 
@@ -152,7 +167,9 @@ def as_text(result: Explanation, file: str | None, limit: int) -> list[str]:
         head = "these get it further (partial)"
         sections.append((head if result.what_ifs else f"no edit makes it answer-ready ({tried}); {head}", partials))
     if not sections:
-        return lines + ["", f"no edit tracetui can derive from this run changes its verdict ({tried})"]
+        timing = reruns_words(result)
+        return lines + ["", f"no edit tracetui can derive from this run changes its verdict ({tried})"] + (
+            ["", timing] if timing else [])
     groups, more = _within([proofs for _, proofs in sections], limit)
     n = 0
     for (head, _), shown in zip(sections, groups):
@@ -164,7 +181,8 @@ def as_text(result: Explanation, file: str | None, limit: int) -> list[str]:
             lines += [""] + _block(proof, n, file, run_id)
     if more > 0:
         lines += ["", f"… {more} more (--limit {limit + more} to see them)"]
-    return lines
+    timing = reruns_words(result)
+    return lines + (["", timing] if timing else [])
 
 
 def top_fix_line(result: Explanation, file: str | None) -> str:
@@ -179,6 +197,6 @@ def top_fix_line(result: Explanation, file: str | None) -> str:
         partial = f"; best partial: {partials[0].candidate.words}" if partials else ""
         what_if = f"; {len(result.what_ifs)} what-if(s), none a fix" if result.what_ifs else ""
         return printable(f"    no proven fix ({result.tried} edits tried){what_if}{partial}")
-    command = printed_command(file, result.run.run_id, best.outcome.original, best.edits)
+    command = printed_command(file, result.run.run_id, best.outcome.original, best.edits, best.command)
     pair = " (2 edits)" if len(best.edits) > 1 else ""
     return "\n".join([printable(f"    fix{pair}: {best.candidate.words}")] + _command_lines(command, "      "))

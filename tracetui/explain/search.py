@@ -7,13 +7,21 @@ the verdict changes for the better: a *fix* turns the run answer-ready by an edi
 the user's control; a *what-if* turns it answer-ready by an edit that is not advice
 (the environment, or what a guard protects: :mod:`tracetui.explain.kinds`); a
 *partial* moves its first failure later. Nothing else is ever shown.
+
+A run of the user's own agent (``source: record``) is re-run with the command the user
+gave (never one from the trace): each re-run is a process, so two are proven at a time,
+and every result is still taken in the candidates' order, so the ranking, the counts and
+the words are the same as one at a time. The time each re-run took is kept for the report.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
-
 import copy
+import tempfile
+import time
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Sequence
 
 from tracetui.explain.candidate import RESPONSE, SIDES, Candidate, Edit
 from tracetui.explain.command import set_text
@@ -23,12 +31,17 @@ from tracetui.explain.kinds import FIX, PARTIAL, WHAT_IF, guard_held, headline, 
 from tracetui.replay.edit import editable_document, exchanges_of
 from tracetui.replay.pointer import EditError, assign, format_pointer, list_index, parse_pointer
 from tracetui.replay.replay import ReplayOutcome, replay
+from tracetui.trace.redact import redact_text
 from tracetui.trace.reader import RunData
 
 __all__ = ["FIX", "PARTIAL", "WHAT_IF", "Explanation", "Proof", "Search", "explain"]
 _SIDE_ORDER = {side: i for i, side in enumerate(SIDES)}
 #: the furthest partials that are extended into pairs, and how many pairs are tried at most
 PAIR_SEEDS, PAIR_TRIES = 4, 60
+#: re-runs of the user's command proven at once (each is a process of its own; the machine's other core stays free)
+AGENT_RERUNS_AT_ONCE = 2
+NO_COMMAND = ("a recorded agent is re-run with your own command, never one from the trace: give it after --, "
+              "e.g. tracetui explain FILE --run ID -- python agent.py")
 
 
 @dataclass
@@ -42,6 +55,7 @@ class Proof:
     progress: tuple[int, int]  # how far the edited run got (for partials)
     order: int  # when it was tried: the last tie-break, so rankings are stable
     why_not: str | None = None  # for a what-if (or a partial of its kind): why it is not a fix, in one line
+    command: list[str] | None = None  # the user's command its replay re-ran (a recorded agent's run), else None
 
     @property
     def edits(self) -> tuple[Edit, ...]:
@@ -71,6 +85,14 @@ class Explanation:
     responsibility: str | None = None  # model, harness, environment or guard (tracetui.trace.responsibility)
     headline: str | None = None  # what a guard that held, or an environment that failed, means for the fixes
     guard_held: bool = False  # a guard refused what the user asked for: nothing needs fixing
+    command: list[str] | None = None  # the user's command a record run was re-run with (never the trace's)
+    reruns: int = 0  # re-runs that ran to an outcome (of the user's command, for a record run)
+    seconds: float = 0.0  # the time they took, added up
+
+    @property
+    def seconds_per_run(self) -> float | None:
+        """The mean time of one re-run (None before any ran)."""
+        return self.seconds / self.reruns if self.reruns else None
 
     @property
     def single_edit_fix(self) -> bool:
@@ -82,14 +104,19 @@ class Explanation:
 
 
 class Search:
-    """Proves a run's candidates one by one; :meth:`proofs` yields each as soon as it is proven."""
+    """Proves a run's candidates in order; :meth:`proofs` yields each as soon as it is proven."""
 
-    def __init__(self, run: RunData, pairs: bool = True, cancelled: Callable[[], bool] = lambda: False) -> None:
+    def __init__(self, run: RunData, pairs: bool = True, cancelled: Callable[[], bool] = lambda: False,
+                 command: Sequence[str] | None = None) -> None:
         self.run = run
         self.pairs = pairs
         self.cancelled = cancelled  # asked before each replay: the explorer's worker stops when its panel closes
+        self.command = list(command) if command else None  # the user's, for a record run: every replay runs it
+        self.at_once = AGENT_RERUNS_AT_ONCE if self.command else 1
         self.tried = 0
         self.refused = 0
+        self.reruns = 0
+        self.seconds = 0.0
         self.reason: str | None = None
         self.found: list[Proof] = []
         try:
@@ -99,22 +126,33 @@ class Search:
         self.evidence = Evidence(run)
         if self.reason is None and self.evidence.ready:
             self.reason = f"run {run.run_id} is already answer-ready: nothing to fix"
+        if self.reason is None and self.evidence.agent and not self.command:
+            self.reason = NO_COMMAND
         self.responsibility = whose(self.evidence)
         self.headline = headline(self.evidence)
         self.guard_held = guard_held(self.evidence)
 
+    @property
+    def seconds_per_run(self) -> float | None:
+        return self.seconds / self.reruns if self.reruns else None
+
     def proofs(self) -> Iterator[Proof]:
         if self.reason is not None:
+            return
+        if self.command and self.evidence.agent and not self._reproduces():
             return
         ended: set[str] = set()  # ladders that found their fix
         best_in_group: dict[str, Proof] = {}
         said: set[str] = set()  # one fix per claim (the same repair at a later attempt says nothing new)
-        for candidate in candidates(self.evidence):
-            if self.cancelled():
-                return
-            if candidate.group in ended or candidate.words in said:
+
+        def skipped(candidate: Candidate) -> bool:
+            return candidate.group in ended or candidate.words in said
+
+        wanted = (c for c in candidates(self.evidence) if not skipped(c))  # read again when its re-run is taken
+        for candidate, outcome, seconds in self._rerun_in_order(wanted):
+            if skipped(candidate):  # proven ahead of its turn, and a candidate before it settled it
                 continue
-            proof = self._prove(candidate)
+            proof = self._judged(candidate, outcome, seconds)
             if proof is None:
                 continue
             said.add(candidate.words)
@@ -126,19 +164,95 @@ class Search:
                 best_in_group[candidate.group] = proof
             self.found.append(proof)
             yield proof
-        if self.pairs and not any(p.kind == FIX for p in self.found):
-            yield from self._pairs()
+        if self.pairs and not self.cancelled() and not any(p.kind == FIX for p in self.found):
+            for pair, outcome, seconds in self._rerun_in_order(self._pair_candidates()):
+                proof = self._judged(pair, outcome, seconds)
+                if proof is not None and proof.kind != PARTIAL:
+                    self.found.append(proof)
+                    yield proof
 
-    def _prove(self, candidate: Candidate) -> Proof | None:
-        self.tried += 1
-        if any(set_text(self.run, e) is None for e in candidate.edits):  # no command could reproduce it
-            self.refused += 1
-            return None
+    # -- re-running ---------------------------------------------------------------------------------
+    def _reproduces(self) -> bool:
+        """Your agent's command, re-run unedited, must end as the recording did; else every proof would be of
+        another run (an API key missing from this shell, another working folder, a changed agent), so none
+        is tried and :attr:`reason` says what the re-run did instead, with the last words the agent wrote."""
+        if self.cancelled():
+            return False
+        with tempfile.TemporaryFile() as output:
+            try:
+                outcome = replay(self.run, [], command=self.command, output=output)
+            except EditError as exc:
+                self.reason = str(exc)
+                return False
+            if _verdict_key(outcome.after) == _verdict_key(self.evidence.verdict):
+                return True
+            output.seek(0, 2)
+            output.seek(max(0, output.tell() - AGENT_WORDS))
+            said = output.read().decode("utf-8", "replace").strip().splitlines()[-3:]
+        self.reason = (f"your command does not reproduce run {self.run.run_id}: re-run without an edit, it ends "
+                       f"{_verdict_words(outcome.after)}, where the recording ends {_verdict_words(self.evidence.verdict)};"
+                       f" no edit was tried (is this the agent's command, run from its folder, with its environment?)")
+        if said:
+            self.reason += " — the agent's last words: " + redact_text(" / ".join(line.strip() for line in said))
+        return False
+
+    def _rerun(self, candidate: Candidate) -> tuple[ReplayOutcome | None, float]:
+        """The candidate's replay and the seconds it took; None when no command could reproduce it or the
+        re-run refused the edit."""
+        if any(set_text(self.run, e) is None for e in candidate.edits):
+            return None, 0.0
+        edits = [(e.path, e.value) for e in candidate.edits]
+        start = time.perf_counter()
         try:
-            outcome = replay(self.run, [(e.path, e.value) for e in candidate.edits])
+            outcome = replay(self.run, edits, command=self.command) if self.command else replay(self.run, edits)
         except EditError:
+            return None, 0.0
+        return outcome, time.perf_counter() - start
+
+    def _rerun_in_order(self, wanted: Iterator[Candidate]
+                        ) -> Iterator[tuple[Candidate, ReplayOutcome | None, float]]:
+        """Each candidate with its replay, in the order given, :attr:`at_once` replays running at a time.
+
+        The next candidates are started before the current one's result is taken, so a result may come for a
+        candidate the caller then skips; what is counted (tried, refused, the time) is counted here, as taken.
+        """
+        pool = ThreadPoolExecutor(self.at_once, thread_name_prefix="explain") if self.at_once > 1 else None
+        pending: deque[tuple[Candidate, Future[tuple[ReplayOutcome | None, float]]]] = deque()
+        try:
+            for candidate in wanted:
+                if self.cancelled():
+                    return
+                if pool is None:
+                    yield (candidate, *self._rerun(candidate))
+                    continue
+                pending.append((candidate, pool.submit(self._rerun, candidate)))
+                if len(pending) >= self.at_once:
+                    first, future = pending.popleft()
+                    yield (first, *future.result())
+            while pending:
+                if self.cancelled():
+                    return
+                first, future = pending.popleft()
+                yield (first, *future.result())
+        except KeyboardInterrupt:  # Ctrl-C: the re-runs still going are stopped, not waited for
+            from tracetui.record.child import stop_live_agents
+
+            stop_live_agents()
+            raise
+        finally:
+            for _, future in pending:
+                future.cancel()
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)  # a re-run already running ends on its own
+
+    def _judged(self, candidate: Candidate, outcome: ReplayOutcome | None, seconds: float) -> Proof | None:
+        """Count the candidate as tried (and its re-run's time), and the proof its replay makes, if any."""
+        self.tried += 1
+        if outcome is None:  # no command could reproduce it, or the re-run refused the edit
             self.refused += 1
             return None
+        self.reruns += 1
+        self.seconds += seconds
         after = Evidence(outcome.replayed)
         before = self.evidence
         why = None
@@ -148,9 +262,10 @@ class Search:
             kind, why = PARTIAL, partial_why_not(candidate, before)
         else:
             return None
-        return Proof(candidate, outcome, kind, candidate.lane == before.lane, after.progress(), self.tried, why)
+        return Proof(candidate, outcome, kind, candidate.lane == before.lane, after.progress(), self.tried, why,
+                     self.command)
 
-    def _pairs(self) -> Iterator[Proof]:
+    def _pair_candidates(self) -> Iterator[Candidate]:
         """Each of the furthest partials, followed by a candidate its own re-run's evidence suggests."""
         seeds = sorted((p for p in self.found if p.kind == PARTIAL and len(p.edits) == 1),
                        key=lambda p: p.rank_key)[:PAIR_SEEDS]
@@ -168,10 +283,7 @@ class Search:
                     continue
                 seen.add(pair.key)
                 tries += 1
-                proof = self._prove(pair)
-                if proof is not None and proof.kind != PARTIAL:
-                    self.found.append(proof)
-                    yield proof
+                yield pair
 
     def _from_original(self, seed: Proof, follow: Candidate) -> Candidate | None:
         """A follow-up edit written against the original run, as a second ``--set`` is read.
@@ -202,14 +314,32 @@ class Search:
                          max(follow.cost, RESPONSE))
 
 
-def explain(run: RunData, pairs: bool = True) -> Explanation:
+def explain(run: RunData, pairs: bool = True, command: Sequence[str] | None = None,
+            cancelled: Callable[[], bool] = lambda: False) -> Explanation:
     """Every proven fix of ``run`` and every what-if (each ranked), and its partial fixes when nothing
-    makes it answer-ready."""
-    search = Search(run, pairs)
+    makes it answer-ready. A run of the user's own agent is re-run with ``command`` (the user's).
+    ``cancelled`` is asked before each replay (the MCP server's time limit): what was proven by then is kept."""
+    search = Search(run, pairs, cancelled, command=command)
     found = list(search.proofs())
     result = Explanation(run, run.verdict(), tried=search.tried, refused=search.refused, reason=search.reason,
-                         responsibility=search.responsibility, headline=search.headline, guard_held=search.guard_held)
+                         responsibility=search.responsibility, headline=search.headline, guard_held=search.guard_held,
+                         command=search.command, reruns=search.reruns, seconds=search.seconds)
     result.fixes = sorted((p for p in found if p.kind == FIX), key=lambda p: p.rank_key)
     result.what_ifs = sorted((p for p in found if p.kind == WHAT_IF), key=lambda p: p.rank_key)
     result.partials = sorted((p for p in found if p.kind == PARTIAL), key=lambda p: p.rank_key)
     return result
+
+
+#: bytes of the agent's own output kept to say why its re-run did not reproduce the recording
+AGENT_WORDS = 2000
+
+
+def _verdict_key(verdict: dict[str, Any]) -> tuple[Any, ...]:
+    failure = verdict.get("first_failure") if isinstance(verdict.get("first_failure"), dict) else {}
+    return verdict.get("status"), failure.get("lane"), failure.get("code")
+
+
+def _verdict_words(verdict: dict[str, Any]) -> str:
+    failure = verdict.get("first_failure") if isinstance(verdict.get("first_failure"), dict) else None
+    status = str(verdict.get("status"))
+    return f"{status} at {failure.get('lane')}@{failure.get('seq')}" if failure else status

@@ -66,6 +66,25 @@ def exchange_record(body: dict[str, Any]) -> dict[str, Any]:
     return {"status": 200, "headers": {"content-type": "application/json"}, "body": body}
 
 
+#: what a streamed body carries beside the answer (ids, model, usage): each API's stream repeats it
+_STREAM_FIELDS: dict[str, dict[str, Any]] = {
+    "openai-chat": {"id": "chatcmpl-fix", "created": 0, "model": "fix",
+                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}},
+    "anthropic": {"id": "msg_fix", "model": "fix", "usage": {"input_tokens": 0, "output_tokens": 0}},
+    "gemini": {"modelVersion": "fix", "responseId": "fix", "usageMetadata": {"promptTokenCount": 0, "candidatesTokenCount": 0}},
+    "openai-responses": {},
+}
+
+
+def streamed_record(provider: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A whole exchange that streams ``body`` as ``provider``'s API streams it: what an SDK that asked for a
+    stream can read (the user's agent re-run against a recording of one)."""
+    from tracetui.providers.fake_wire import wire_for
+
+    full = {**_STREAM_FIELDS.get(provider, {}), **body}
+    return {"status": 200, "headers": {"content-type": "text/event-stream"}, "events": wire_for(provider).events(full)}
+
+
 @dataclass(frozen=True)
 class CallPlace:
     """Where one call's fields sit inside a response body (pointer segments from the body)."""

@@ -105,24 +105,32 @@ def _imported(spans: Any, problems: list[Problem], label: str) -> TraceFile:
     return TraceFile(label, {r.run_id: r for r in runs}, problems)
 
 
-def read_any(path: str | os.PathLike[str]) -> TraceFile:
-    """A tracetui trace or an OTLP/JSON file, whichever it is; for ``check``, ``export`` and ``replay``."""
+def read_any(path: str | os.PathLike[str], query: Any = None) -> TraceFile:
+    """A tracetui trace or an OTLP/JSON file, whichever it is, or a backend source (``phoenix+http://…``, the
+    runs ``query`` chooses: :mod:`tracetui.otel.backend`); for ``check``, ``export`` and ``replay``."""
+    from tracetui.otel.backend import Query, is_backend_source
+
+    if is_backend_source(path):
+        from tracetui.otel.phoenix_source import read_phoenix  # the one backend read so far
+
+        return read_phoenix(str(path), query or Query())
     return read_otlp(path) if is_otlp(path) else read_trace(path)
 
 
-def open_any(paths: Sequence[str]) -> TraceSource:
+def open_any(paths: Sequence[str], query: Any = None) -> TraceSource:
     """What ``tracetui open`` explores: tracetui traces are indexed in the background as before; when any
-    file is OTLP/JSON, every file is read whole into one source (imported runs are small)."""
+    file is OTLP/JSON or a backend source, every one is read whole into one source (imported runs are small)."""
+    from tracetui.otel.backend import is_backend_source
     from tracetui.trace.index import IndexedSource
 
-    if not any(is_otlp(p) for p in paths):
+    if not any(is_backend_source(p) or is_otlp(p) for p in paths):
         return IndexedSource(list(paths))
     runs: dict[str, RunData] = {}
     problems: list[Problem] = []
     errors: list[str] = []
     for path in paths:
         try:
-            trace = read_any(path)
+            trace = read_any(path, query)
         except TraceReadError as exc:
             if len(paths) == 1:
                 raise
@@ -137,6 +145,7 @@ def open_any(paths: Sequence[str]) -> TraceSource:
                 name = unique
             runs[name] = run
     if not runs:
-        raise TraceReadError("; ".join(errors) or "no runs found in any file")
+        raise TraceReadError("; ".join(errors) or ("no runs found in any file" if query is None
+                                                   else "no run matches the --since and --status given"))
     label = str(paths[0]) if len(paths) == 1 else f"{len(paths)} files"
     return MemorySource(list(runs.values()), label, problems)

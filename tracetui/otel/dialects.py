@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from tracetui.otel import semconv as sc
+from tracetui.otel import raw_output, semconv as sc
 from tracetui.otel.spans import KIND_CLIENT, Span
 
 AGENT, CHAT, TOOL, GUARDRAIL, HTTP, CHAIN, OTHER = "agent", "chat", "tool", "guardrail", "http", "chain", "other"
@@ -29,6 +29,7 @@ class ToolCall:
     id: str | None
     name: str
     arguments: Any  # a JSON string, a parsed value, or None when not recorded
+    invalid: str | None = None  # why the framework could not parse the call (LangChain's invalid_tool_calls)
 
 
 def role(span: Span) -> str:
@@ -118,6 +119,14 @@ def _indexed_messages(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]
         if isinstance(message.get("content"), str):
             parts.append({"type": "text", "content": message["content"]})
         calls = message.get("tool_calls")
+        contents = message.get("contents")  # OpenInference's list form: contents.M.message_content.{type,text}
+        listed = isinstance(calls, list)  # tool calls under tool_calls: their contents.M.tool_call repeat them
+        for content in contents if isinstance(contents, list) else []:
+            item = content.get("message_content") if isinstance(content, dict) else None
+            if isinstance(item, dict) and isinstance(item.get("text"), str) and item.get("type") in (None, "text"):
+                parts.append({"type": "text", "content": item["text"]})
+            elif isinstance(content, dict) and isinstance(content.get("tool_call"), dict) and not listed:
+                calls = [*(calls if isinstance(calls, list) else []), content]  # a tool_use block, when not listed
         for call in calls if isinstance(calls, list) else []:
             if not isinstance(call, dict):
                 continue
@@ -159,7 +168,30 @@ def requested_calls(span: Span) -> list[ToolCall] | None:
     if messages is None:
         return None
     return [ToolCall(p.get("id") if isinstance(p.get("id"), str) else None, str(p.get("name") or ""),
-                     p.get("arguments")) for p in _parts(messages, "tool_call")]
+                     p.get("arguments")) for p in _parts(messages, "tool_call")] + _invalid_calls(span)
+
+
+def _invalid_calls(span: Span) -> list[ToolCall]:
+    """Calls LangChain could not parse (``invalid_tool_calls`` in the raw ``output.value``): they reach no
+    indexed attribute, so the model's bad arguments would otherwise look like an empty answer."""
+    found: dict[Any, ToolCall] = {}
+    for item in raw_output.invalid_calls(span.attributes.get(sc.OI_OUTPUT_VALUE)):
+        if isinstance(item.get("name"), str):
+            call_id = item.get("id") if isinstance(item.get("id"), str) else None
+            found.setdefault(call_id or item["name"], ToolCall(call_id, item["name"], item.get("args"),
+                                                               str(item.get("error") or "arguments not parsed")))
+    return list(found.values())
+
+
+def tool_errors(span: Span) -> dict[str, str]:
+    """Call id → the text a tool result carried back to this model call, for results that are error strings
+    (LangGraph's ToolNode answers an unknown tool with one, and runs no tool span)."""
+    out = {}
+    for part in _parts(input_messages(span), "tool_call_response"):
+        response = part.get("response")
+        if part.get("id") is not None and isinstance(response, str) and response.lstrip().lower().startswith("error"):
+            out[str(part["id"])] = response
+    return out
 
 
 def answered_calls(span: Span) -> set[str]:
@@ -176,11 +208,29 @@ def output_text(span: Span) -> str | None:
 
 
 def refused(span: Span) -> str | None:
-    """A refusal the output carries (a ``refusal`` part, or OpenAI's ``refusal`` field), else None."""
+    """A refusal the output carries (a ``refusal`` part, OpenAI's ``refusal`` field, or one only in the raw
+    ``output.value``: the openai SDK's ``choices[0].message.refusal``, LangChain's ``additional_kwargs.refusal``),
+    else None."""
     for part in _parts(output_messages(span), "refusal"):
         return str(part.get("content") or part.get("refusal") or "refused")
     value = span.attributes.get("gen_ai.completion.0.refusal")
-    return str(value) if value else None
+    if value:
+        return str(value)
+    return raw_output.refusal(span.attributes.get(sc.OI_OUTPUT_VALUE))
+
+
+#: tools through which an agent gives its answer (smolagents' ``final_answer``): their call is the answer
+FINAL_ANSWER_TOOLS = frozenset({"final_answer"})
+
+
+def final_answer_text(call: ToolCall) -> str | None:
+    """The answer a final-answer tool call carries (its ``answer`` argument, or the arguments as they are)."""
+    value = json_value(call.arguments) if isinstance(call.arguments, str) else call.arguments
+    if isinstance(value, dict) and "answer" in value:
+        value = value["answer"]
+    elif value is None and isinstance(call.arguments, str):
+        value = call.arguments  # not JSON (cut short): the text is what there is
+    return value if isinstance(value, str) else None if value is None else orjson.dumps(value).decode()
 
 
 def finish_reasons(span: Span) -> list[str] | None:
@@ -194,7 +244,10 @@ def finish_reasons(span: Span) -> list[str] | None:
     if isinstance(attrs.get(sc.OI_FINISH_REASON), str):
         return [attrs[sc.OI_FINISH_REASON]]
     reasons = [m.get("finish_reason") for m in output_messages(span) or [] if isinstance(m.get("finish_reason"), str)]
-    return reasons or None
+    if reasons:
+        return reasons
+    found = raw_output.finish_reason(attrs.get(sc.OI_OUTPUT_VALUE))  # only in the raw output (LangChain, smolagents)
+    return [found] if found else None
 
 
 def model_name(span: Span) -> str | None:

@@ -20,7 +20,7 @@ from tracetui.trace.format import CODE_RECORDING_ENDED
 PERMISSION = re.compile(r"permission|forbidden|not authori[sz]ed|unauthori[sz]ed|access denied|\b403\b|"
                          r"not allowed|PermissionError", re.I)
 GUARDRAIL = re.compile(r"guardrail.*(trip|trigger)|tripwire", re.I)
-UNKNOWN_TOOL = re.compile(r"tool\b.*\bnot found|unknown tool|no tool named|ToolNotFound", re.I)
+UNKNOWN_TOOL = re.compile(r"tool\b.*\bnot found|unknown tool|no tool named|ToolNotFound|is not a valid tool", re.I)
 BUDGET = re.compile(r"max(imum)?[ _]?turns|MaxTurnsExceeded|UsageLimitExceeded|usage limit|request_limit|"
                      r"recursion limit", re.I)
 _LENGTH_ERROR = re.compile(r"max_output_tokens|max_tokens|\blength\b|incomplete", re.I)
@@ -33,6 +33,8 @@ _CLIENT_STATUS = re.compile(r"\b4\d\d\b|bad ?request|APIStatusError|not ?found",
 _STREAM = re.compile(r"stream", re.I)
 DUPLICATE_ID = re.compile(r"duplicate.*call.?id|call.?id.*(twice|already used|duplicate)", re.I)
 VALIDATION = re.compile(r"ValidationError|validation", re.I)
+#: a step that could not read a tool call from the model's output (smolagents' AgentParsingError)
+PARSING = re.compile(r"AgentParsingError|error while parsing tool call|could not parse tool call", re.I)
 
 def error_text(span: Span) -> str:
     error = span.error()

@@ -32,9 +32,10 @@ class Selection:
     runs: list[RunData]
 
 
-def select(path: str, run_ids: Sequence[str] = ()) -> Selection:
-    """The runs to export: all of the file's, or those named (raises :class:`ExportError` for an unknown id)."""
-    trace = read_any(path)
+def select(path: str, run_ids: Sequence[str] = (), query: object = None) -> Selection:
+    """The runs to export: all of the file's (or those a backend ``query`` chooses), or those named (raises
+    :class:`ExportError` for an unknown id)."""
+    trace = read_any(path, query)
     if not run_ids:
         return Selection(trace, list(trace.runs.values()))
     missing = [r for r in run_ids if r not in trace.runs]
@@ -91,10 +92,12 @@ def write_file(output: str, runs: Iterable[list[Span]]) -> int:
     return count
 
 
-def send_runs(endpoint: str, runs: Iterable[list[Span]], headers: Mapping[str, str], timeout_s: float):
+def send_runs(endpoint: str, runs: Iterable[list[Span]], headers: Mapping[str, str], timeout_s: float,
+              protocol: str = "http/protobuf", compression: str | None = None, as_is: bool = False):
     from tracetui.otel.send import send
 
-    return send(endpoint, runs, headers=headers, timeout_s=timeout_s)
+    return send(endpoint, runs, headers=headers, timeout_s=timeout_s, protocol=protocol, compression=compression,
+                as_is=as_is)
 
 
 def _ids(runs: Sequence[RunData], most: int = 12) -> str:

@@ -21,6 +21,7 @@ before anything is read from it.
 """
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -28,7 +29,7 @@ import orjson
 
 from tracetui.otel import ids, semconv as sc
 from tracetui.otel.spans import KIND_CLIENT, KIND_INTERNAL, STATUS_ERROR, Span, SpanEvent
-from tracetui.trace.format import FAILED, RECOVERED
+from tracetui.trace.format import FAILED, OK, RECOVERED
 from tracetui.trace.reader import RunData
 from tracetui.trace.redact import redact_text
 from tracetui.trace.writer import encode_record
@@ -156,6 +157,11 @@ class _Builder:
         if lane in TOOL_LANES and isinstance(call_id, str) and kind != "arguments.batch":
             owner = self._tool(turn, call_id, data.get("tool"))
             self._tool_details(owner, lane, data)
+            if lane == "authorization" and event.get("outcome") in (OK, FAILED):  # the Agent Action Gate's words
+                own = data.get("disposition")  # an imported gate's own word (simulate is no allow), if it agrees
+                agrees = own in sc.DISPOSITIONS and (own == "deny") == (event["outcome"] == FAILED)
+                owner.attributes[sc.TOOL_DISPOSITION] = own if agrees else (
+                    "allow" if event["outcome"] == OK else "deny")
         elif lane == "answer" or not turn:
             owner = self.root
             if lane == "answer" and self.content and isinstance(data.get("text"), str):
@@ -246,6 +252,9 @@ class _Builder:
                 data["arguments"], str) else redact_text(data["arguments"])
         elif lane == "receipt" and "result" in data:
             span.attributes[sc.TOOL_CALL_RESULT] = _json(data["result"])
+            # the action ledger's receipt: a hash of the result (content only: a short result is guessable from it)
+            span.attributes[sc.RECEIPT_HASH] = "sha256:" + hashlib.sha256(
+                orjson.dumps(data["result"], default=str, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
     def _input_messages(self, turn: int) -> list[dict[str, Any]]:
         """What the model was sent at this turn, rebuilt from the run: the question, earlier calls and their results."""

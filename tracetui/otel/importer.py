@@ -34,8 +34,53 @@ def _slug(text: str) -> str:
 
 
 def _units(spans: list[Span]) -> list[tuple[Span | None, list[Span], bool]]:
-    """(run root, its spans, whether the trace's own root is there) for each run of one trace."""
+    """(run root, its spans, whether its root is there) for each run of one trace.
+
+    Each tree of the trace is read apart: spans under a root that is in the file, or under the same
+    missing parent (an instrumentation that leaked its context, a root never exported). A tree whose
+    root is missing is a run of its own, listed as incomplete: no span is dropped."""
     by_id = {s.span_id: s for s in spans}
+    trees: dict[str, list[Span]] = {}
+    tree_of = _trees(spans, by_id)
+    for span in spans:
+        trees.setdefault(tree_of[span.span_id], []).append(span)
+    if len(trees) == 1:
+        return _tree_units(spans, by_id)
+    units = []
+    for members in trees.values():
+        units.extend(_tree_units(members, {s.span_id: s for s in members}))
+    return sorted(units, key=lambda u: min((s.start_ns, s.span_id) for s in u[1]))
+
+
+def _trees(spans: list[Span], by_id: dict[str, Span]) -> dict[str, str]:
+    """Span id → its tree: its top ancestor in the file, or the missing parent above it. Each span is walked
+    once (remembered: a deep chain walked from every span was quadratic); a parent cycle in a hostile file
+    is one tree, named after its smallest span id."""
+    tree: dict[str, str] = {}
+    for span in spans:
+        chain: list[Span] = []
+        position: dict[str, int] = {}
+        node = span
+        while node.span_id not in tree:
+            if node.span_id in position:  # a cycle: the chain from its first visit goes round it
+                key = "cycle:" + min(n.span_id for n in chain[position[node.span_id]:])
+                break
+            position[node.span_id] = len(chain)
+            chain.append(node)
+            parent = by_id.get(node.parent_span_id) if node.parent_span_id else None
+            if parent is None:
+                key = "missing:" + node.parent_span_id if node.parent_span_id else node.span_id
+                break
+            node = parent
+        else:
+            key = tree[node.span_id]
+        for member in chain:
+            tree[member.span_id] = key
+    return tree
+
+
+def _tree_units(spans: list[Span], by_id: dict[str, Span]) -> list[tuple[Span | None, list[Span], bool]]:
+    """The runs of one tree (or of the whole trace): one per top-level agent, and one for what lies outside them."""
     children: dict[str, list[Span]] = {}
     for span in spans:
         children.setdefault(span.parent_span_id, []).append(span)
@@ -64,7 +109,25 @@ def _units(spans: list[Span]) -> list[tuple[Span | None, list[Span], bool]]:
             members.append(span)
             stack.extend(children.get(span.span_id, []))
         units.append((agent, members, complete))
+    covered = {s.span_id for _, members, _ in units for s in members}
+    ancestors = {p.span_id for p in _ancestors(top, by_id)}
+    # outside every agent: a run of its own unless it is only the agents' parents, ended well
+    outside = [s for s in spans if s.span_id not in covered]
+    if any(s.span_id not in ancestors or s.failed for s in outside):
+        root = roots[0] if roots and roots[0].span_id not in covered else None
+        units.append((root, outside, complete and root is not None and not root.parent_span_id))
     return units
+
+
+def _ancestors(spans: list[Span], by_id: dict[str, Span]) -> list[Span]:
+    out, seen = [], set()
+    for span in spans:
+        node = by_id.get(span.parent_span_id) if span.parent_span_id else None
+        while node is not None and node.span_id not in seen:
+            seen.add(node.span_id)
+            out.append(node)
+            node = by_id.get(node.parent_span_id) if node.parent_span_id else None
+    return out
 
 
 class _AgentAbove:
@@ -160,7 +223,7 @@ def _clean(record: dict[str, Any]) -> dict[str, Any]:
 
 def unit_run(root: Span | None, spans: list[Span], complete: bool, name: str) -> RunData:
     """One run from its spans."""
-    first = root or min(spans, key=lambda s: s.start_ns)
+    first = root or min(spans, key=_at)
     own = root is not None and isinstance(root.attributes.get(sc.RUN_ID), str)
     start = min(s.start_ns for s in spans)
     if own:
@@ -178,7 +241,9 @@ def unit_run(root: Span | None, spans: list[Span], complete: bool, name: str) ->
         producer = " · ".join(str(p) for p in (service, first.scope) if p) or "OpenTelemetry"
     otel = {"trace_id": first.trace_id, "root_span_id": root.span_id if root else None,
             "root_span": root.name if root else None, "spans": len(spans)}
-    agent = next((d.agent_name(s) for s in sorted(spans, key=lambda s: s.start_ns) if d.agent_name(s)), None)
+    if isinstance(first.resource.get(sc.SERVICE_NAME), str):
+        otel["service_name"] = first.resource[sc.SERVICE_NAME]  # with the trace id: where to find the run again
+    agent = next((d.agent_name(s) for s in sorted(spans, key=_at) if d.agent_name(s)), None)
     if agent:
         otel["agent"] = agent
     data = RunData(name, first_line=first.line)
@@ -198,18 +263,67 @@ def unit_run(root: Span | None, spans: list[Span], complete: bool, name: str) ->
 
 
 def run_label(root: Span | None, spans: list[Span]) -> str:
+    """A run's name before its trace id is added: its own id (a trace tracetui exported), or its agent's or
+    root's name."""
     if root is not None and isinstance(root.attributes.get(sc.RUN_ID), str):
         return root.attributes[sc.RUN_ID]
-    agent = next((d.agent_name(s) for s in sorted(spans, key=lambda s: s.start_ns) if d.agent_name(s)), None)
-    label = agent or (root.name if root else spans[0].name)
-    return f"{_slug(label)}-{spans[0].trace_id[:8]}"
+    agent = next((d.agent_name(s) for s in sorted(spans, key=_at) if d.agent_name(s)), None)
+    return _slug(agent or (root or min(spans, key=_at)).name)
+
+
+def _at(span: Span) -> tuple[int, str]:
+    """Where a span comes in a run, ties broken by span id: never by its place in the file."""
+    return span.start_ns, span.span_id
+
+
+def _prefix_lengths(trace_ids: set[str]) -> dict[str, int]:
+    """For each trace id, how many of its hex digits name it among ``trace_ids`` (those of runs with the same
+    label): 8, or 4 more at a time where 8 are shared. Decided from the set, so file order plays no part; in
+    sorted order an id shares the most with a neighbour, so no pair is compared twice."""
+    ordered = sorted(trace_ids)
+    out = {}
+    for n, trace_id in enumerate(ordered):
+        shared = max(_common(trace_id, ordered[n - 1]) if n else 0,
+                     _common(trace_id, ordered[n + 1]) if n + 1 < len(ordered) else 0)
+        length = 8 if shared < 8 else 8 + 4 * ((shared - 8) // 4 + 1)
+        out[trace_id] = min(length, len(trace_id))
+    return out
+
+
+def _common(a: str, b: str) -> int:
+    """How many leading characters two ids share."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def runs_from_spans(spans: Iterable[Span], taken: Callable[[str], bool] | None = None) -> list[RunData]:
-    """Runs from spans of any number of traces, in order of each trace's first span."""
+    """Runs from spans of any number of traces, in order of each trace's first span.
+
+    A foreign run is named ``{agent}-{trace id prefix}`` (``-{root span id prefix}`` added when its trace holds
+    several runs): 8 hex digits of the trace id, more where two traces share them, so a name stays the same
+    whatever else is in the file and in whichever order. A run tracetui exported keeps its own id."""
     traces: dict[str, list[Span]] = {}
     for span in spans:
         traces.setdefault(span.trace_id, []).append(span)
+    planned: list[tuple[Span | None, list[Span], bool, str, str | None]] = []  # root, members, complete, label, suffix
+    for trace_spans in traces.values():
+        units = _units(trace_spans)
+        for i, (root, members, complete) in enumerate(units):
+            label = run_label(root, members)
+            if root is not None and sc.RUN_ID in root.attributes:
+                planned.append((root, members, complete, label, None))
+                continue
+            suffix = f"-{root.span_id[:4] if root else i}" if len(units) > 1 else ""
+            planned.append((root, members, complete, label, suffix))
+    sharing: dict[tuple[str, str], set[str]] = {}  # (label, suffix) → the traces of runs named so
+    for root, members, _, label, suffix in planned:
+        if suffix is not None:
+            sharing.setdefault((label, suffix), set()).add(members[0].trace_id)
+    lengths = {key: _prefix_lengths(ids) for key, ids in sharing.items()}
     runs: list[RunData] = []
     names: dict[str, int] = {}
     listed: set[str] = set()
@@ -217,14 +331,12 @@ def runs_from_spans(spans: Iterable[Span], taken: Callable[[str], bool] | None =
     def is_taken(name: str) -> bool:
         return name in listed or (taken is not None and taken(name))
 
-    for trace_spans in traces.values():
-        units = _units(trace_spans)
-        for i, (root, members, complete) in enumerate(units):
-            label = run_label(root, members)
-            if len(units) > 1 and not (root is not None and sc.RUN_ID in root.attributes):
-                label += f"-{root.span_id[:4] if root else i}"
-            nth = names[label] = names.get(label, 0) + 1
-            name = run_name(label, nth, is_taken)
-            listed.add(name)
-            runs.append(unit_run(root, members, complete, name))
+    for root, members, complete, label, suffix in planned:
+        if suffix is not None:
+            trace_id = members[0].trace_id
+            label = f"{label}-{trace_id[:lengths[(label, suffix)][trace_id]]}{suffix}"
+        nth = names[label] = names.get(label, 0) + 1
+        name = run_name(label, nth, is_taken)  # only a repeated exported id, or a name of another file, gets #2
+        listed.add(name)
+        runs.append(unit_run(root, members, complete, name))
     return runs

@@ -35,8 +35,8 @@ from typing import Any
 import orjson
 
 from tracetui.otel import dialects as d
-from tracetui.otel.errors import (BUDGET, DUPLICATE_ID, GUARDRAIL, PERMISSION, UNKNOWN_TOOL, VALIDATION, chat_error,
-                                  error_text, http_code, schema_problem)
+from tracetui.otel.errors import DUPLICATE_ID, chat_error, error_text, http_code, schema_problem
+from tracetui.otel.lanes_tools import ToolRules, _short
 from tracetui.otel.spans import STATUS_ERROR, Span
 from tracetui.trace.format import FAILED, OK, RECOVERED
 
@@ -61,12 +61,7 @@ def _span_data(span: Span) -> dict[str, Any]:
     return data
 
 
-def _short(text: str, width: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-class _Run:
+class _Run(ToolRules):
     def __init__(self, spans: list[Span], start_ns: int):
         self.spans = sorted(spans, key=lambda s: (s.start_ns, s.end_ns, s.span_id))
         self.start_ns = start_ns
@@ -83,9 +78,16 @@ class _Run:
         self.requested_by_name: dict[str, deque[int]] = {}
         self.http_by_parent: dict[str, list[dict[str, Any]]] = {}  # HTTP events by the span their span is under
         self.codes: set[tuple[str, Any]] = set()  # (lane, code) of every event so far
+        self.failed_on: set[str] = set()  # spans a failed event was read from
+        self.failed_below: set[str] = set()  # spans with such a span under them (among those read so far)
         self.answered: set[str] = set()
+        self.error_answers: dict[str, str] = {}  # call id → an error string sent back as its result
         for chat in self.chats:
             self.answered |= d.answered_calls(chat)
+            self.error_answers.update(d.tool_errors(chat))
+        ran = [d.tool_call(s) for s in self.spans if d.role(s) == d.TOOL]
+        self.ran_ids = {c.id for c in ran if c.id}  # calls a tool span ran: by id, else (no id) by name
+        self.ran_unnamed = {c.name for c in ran if not c.id}
 
     def _definitions(self) -> tuple[set[str] | None, dict[str, Any]]:
         """The tool names declared to the model (None when no span declares them) and each tool's schema."""
@@ -115,9 +117,16 @@ class _Run:
                  "code": code if outcome != OK else None, "summary": _short(summary), "data": data}
         self.events.append((time_ns, len(self.events), event))
         self.codes.add((lane, event["code"]))
+        if outcome == FAILED:
+            self.failed_on.add(span.span_id)
         if lane == "http":
             self.http_by_parent.setdefault(span.parent_span_id, []).append(event)
         return event
+
+    def passed_up(self, span: Span) -> None:
+        """After a span's rules ran: its parent has a failure under it if it, or one below it, failed."""
+        if span.parent_span_id and (span.span_id in self.failed_on or span.span_id in self.failed_below):
+            self.failed_below.add(span.parent_span_id)
 
     def last_failed(self, before_ns: int) -> bool:
         earlier = [e for t, _, e in sorted(self.events, key=lambda x: (x[0], x[1])) if t <= before_ns]
@@ -184,7 +193,8 @@ class _Run:
                  finish_reasons=reasons)
         for call in calls or []:
             self._request(span, call)
-            self.arguments(span.end_ns, span, call)
+            if code != "incomplete":  # arguments cut at the token limit: the truncation's doing, not a failure more
+                self.arguments(span.end_ns, span, call)
 
     def _request(self, span: Span, call: d.ToolCall) -> None:
         index = len(self.requested)
@@ -217,6 +227,17 @@ class _Run:
                                          f"no tool named {call.name!r} is declared to the model", "unknown_tool",
                                          call.id, **base)
             return
+        if call.invalid is not None:
+            self.checked[key] = self.add(time_ns, span, "arguments", "arguments.validate", FAILED,
+                                         f"invalid_json: {call.name} arguments could not be parsed: {call.invalid}",
+                                         "invalid_json", call.id, **base)
+            return
+        answered = self.unknown_by_answer(call)
+        if answered is not None:
+            self.checked[key] = self.add(time_ns, span, "arguments", "arguments.validate", FAILED,
+                                         f"the model asked for a tool it was not offered: {answered}",
+                                         "unknown_tool", call.id, **base)
+            return
         if call.arguments is None:
             return  # not recorded: undecided
         value = call.arguments
@@ -243,80 +264,6 @@ class _Run:
             said = f"{call.name} arguments are JSON (no declared schema to check them against)"
         self.checked[key] = self.add(time_ns, span, "arguments", "arguments.validate", OK, said, None, call.id,
                                      **base)
-
-    def tool(self, span: Span) -> None:
-        call = d.tool_call(span)
-        index = self._match(call)
-        if index is not None:
-            self.executed.add(index)
-            requested = self.requested[index][1]
-            call = d.ToolCall(call.id or requested.id, call.name,
-                              call.arguments if call.arguments is not None else requested.arguments)
-        checked = self.checked.get(call.id) if call.id else None
-        if checked is None:
-            before = len(self.checked)
-            self.arguments(span.start_ns, span, call)
-            if len(self.checked) > before:
-                checked = next(reversed(self.checked.values()))
-        if checked is not None and checked["outcome"] == FAILED:
-            return  # the call was not valid: its execution failing is the consequence, not a second failure
-        base = {"tool": call.name, "result": d.tool_result(span)}
-        text = error_text(span)
-        if span.status_code == STATUS_ERROR or span.error():
-            if PERMISSION.search(text):
-                self.add(span.end_ns, span, "authorization", "authorization.check", FAILED,
-                         f"permission denied: {call.name}: {text}", "permission_denied", call.id, **base)
-            elif VALIDATION.search(text) or span.attributes.get("pydantic_ai.tool.failure_stage") == "validation":
-                self.add(span.end_ns, span, "arguments", "arguments.validate", FAILED,
-                         f"schema_error: {call.name} arguments were rejected: {text}", "schema_error", call.id, **base)
-            else:
-                self.add(span.end_ns, span, "receipt", "receipt.execute", FAILED,
-                         f"{call.name} failed: {text or 'error'}; no result", "tool_failed", call.id, **base)
-        else:
-            self.add(span.end_ns, span, "receipt", "receipt.execute", OK, f"{call.name} returned a result",
-                     None, call.id, **base)
-
-    def _match(self, call: d.ToolCall) -> int | None:
-        """The requested call a tool span ran: by call id, else the first not yet run with that name."""
-        if call.id:
-            return self._first_pending(self.requested_by_id.get(call.id))
-        if call.id is None:
-            return self._first_pending(self.requested_by_name.get(call.name))
-        return None
-
-    def _first_pending(self, queue: deque[int] | None) -> int | None:
-        """The first index in ``queue`` not run yet (those run are dropped from its front: each once)."""
-        while queue and queue[0] in self.executed:
-            queue.popleft()
-        return queue[0] if queue else None
-
-    def guardrail(self, span: Span) -> None:
-        attrs = span.attributes
-        triggered = attrs.get("guardrail.triggered", attrs.get("triggered"))
-        if span.status_code == STATUS_ERROR or triggered is True:
-            self.add(span.end_ns, span, "authorization", "authorization.guardrail", FAILED,
-                     f"guardrail {span.name} tripped" + (f": {error_text(span)}" if span.error() else ""),
-                     "guardrail_triggered")
-        elif triggered is False:
-            self.add(span.end_ns, span, "authorization", "authorization.guardrail", OK, f"guardrail {span.name} passed")
-
-    def container_error(self, span: Span, is_root: bool) -> None:
-        """An agent, workflow or other span that ended in error."""
-        text = error_text(span)
-        if GUARDRAIL.search(text):
-            if not self.has("authorization", "guardrail_triggered"):
-                self.add(span.end_ns, span, "authorization", "authorization.guardrail", FAILED,
-                         f"guardrail tripped: {text}", "guardrail_triggered")
-        elif UNKNOWN_TOOL.search(text):
-            if not self.has("arguments", "unknown_tool"):
-                self.add(span.end_ns, span, "arguments", "arguments.validate", FAILED,
-                         f"the model asked for a tool it was not offered: {text}", "unknown_tool")
-        elif BUDGET.search(text):
-            self.add(span.end_ns, span, "generation", "generation.budget", FAILED, f"budget exhausted: {text}",
-                     "budget_exhausted")
-        elif is_root and not self.last_failed(span.end_ns):
-            self.add(span.end_ns, span, "answer", "answer.verify", FAILED,
-                     f"the run ended with an error and no answer: {text or 'error'}", "no_answer")
 
     def missing_results(self) -> None:
         for i, (span, call) in enumerate(self.requested):
@@ -346,6 +293,9 @@ class _Run:
         if not gen or gen[-1]["outcome"] != OK:
             return  # the last model call failed: that failure is the story
         calls = d.requested_calls(last)
+        answer_calls = [c for c in calls or [] if c.name in d.FINAL_ANSWER_TOOLS]
+        if answer_calls and len(answer_calls) == len(calls or []):
+            calls = []  # the answer, given through a final-answer tool
         reasons = [r.lower() for r in d.finish_reasons(last) or []]
         if calls or (calls is None and ("tool_calls" in reasons or "tool_call" in reasons)):
             if not self.last_failed(end):
@@ -357,7 +307,7 @@ class _Run:
             if tools_after or not STOPPED & set(reasons):
                 return
         receipts = [e for _, _, e in self.events if e["lane"] == "receipt"]
-        text = d.output_text(last)
+        text = d.final_answer_text(answer_calls[-1]) if answer_calls else d.output_text(last)
         extra = {"text": text} if text is not None else {}
         if receipts and not any(e["outcome"] != FAILED for e in receipts):
             self.add(end, last, "answer", "answer.verify", FAILED,
@@ -381,14 +331,19 @@ class _Run:
             where = event["data"]["span"]["parent_span_id"] if lane == "http" else _key(event["data"].get("tool"))
             if event["outcome"] == OK:
                 ok_later.add((lane, where))
+                if lane == "arguments" and where is not None:
+                    ok_later.add((lane, _ANY_TOOL))  # a valid call of some tool: a step that read none recovered
             elif event["outcome"] != FAILED:
                 continue
             elif lane == "http" and event["kind"] == "http.attempt":
                 if where and (lane, where) in ok_later:
                     event["outcome"] = RECOVERED
             elif lane == "arguments" and event["code"] in REPAIRABLE or lane == "receipt" and event["code"] == "tool_failed":
-                if (lane, where) in ok_later:
+                if (lane, where if where is not None or lane != "arguments" else _ANY_TOOL) in ok_later:
                     event["outcome"] = RECOVERED
+
+
+_ANY_TOOL = object()  # where an output no tool call could be read from is repaired: by a valid call of any tool
 
 
 def _key(value: Any) -> Any:
@@ -418,6 +373,7 @@ def foreign_events(spans: list[Span], root: Span | None, start_ns: int) -> list[
             run.guardrail(span)
         elif span.status_code == STATUS_ERROR:
             run.container_error(span, span is root)
+        run.passed_up(span)
     run.missing_results()
     run.answer(root)
     run.recover()

@@ -32,6 +32,10 @@ TOOL_DESCRIPTION = "gen_ai.tool.description"
 TOOL_CALL_ID = "gen_ai.tool.call.id"
 TOOL_CALL_ARGUMENTS = "gen_ai.tool.call.arguments"
 TOOL_CALL_RESULT = "gen_ai.tool.call.result"
+#: the Agent Action Gate (semantic-conventions-genai): what the gate did with a tool call, and the ledger's receipt
+TOOL_DISPOSITION = "gen_ai.agent.tool.disposition"  # allow, simulate or deny
+RECEIPT_HASH = "gen_ai.agent.action_ledger.receipt_hash"
+DISPOSITIONS = ("allow", "simulate", "deny")
 #: the older indexed attributes: gen_ai.prompt.0.role, gen_ai.completion.0.tool_calls.0.name …
 PROMPT_PREFIX = "gen_ai.prompt."
 COMPLETION_PREFIX = "gen_ai.completion."

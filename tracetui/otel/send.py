@@ -21,6 +21,7 @@ OpenTelemetry SDKs read them; they are never written anywhere.
 """
 from __future__ import annotations
 
+import gzip
 import os
 import re
 import time
@@ -33,6 +34,7 @@ from urllib.parse import unquote, urlsplit
 import httpx
 import orjson
 
+from tracetui.otel.export_json import traces_data
 from tracetui.otel.export_proto import export_request, parse_response
 from tracetui.otel.spans import Span
 from tracetui.providers.header_deadline import HeaderDeadline, bound_header_reads
@@ -67,7 +69,11 @@ def checked_headers(headers: Mapping[str, str]) -> dict[str, str]:
     """Headers HTTP can carry, else :class:`SendError` naming the header (never its value: it may be a key)."""
     for name, value in headers.items():
         if not _TOKEN.fullmatch(name):
-            raise SendError(f"header {name!r}: not a header name (letters, digits and !#$%&'*+.^_`|~-)")
+            # only the name's valid start is said: "Name: token=" (a colon for "=") puts the token in the name
+            start = _TOKEN.match(name)
+            said = f"{start.group(0)}…" if start else "(a header)"
+            raise SendError(f"header {said}: not a header name (letters, digits and !#$%&'*+.^_`|~-); "
+                            f"write NAME=VALUE")
         if not _FIELD_VALUE.fullmatch(value):
             raise SendError(f"header {name}: its value holds a character HTTP cannot carry (a line break, a control "
                             f"character or non-ASCII text)")
@@ -83,14 +89,21 @@ class SendReport:
     runs: int = 0  # the first ``runs`` runs given, whole: requests never split a run
 
 
-def traces_url(endpoint: str) -> str:
-    """The URL to POST to: ``endpoint`` as given, or with ``/v1/traces`` when it names no path (OTel's rule)."""
-    parts = urlsplit(endpoint)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise SendError(f"{endpoint!r} is not an http(s) URL")
+def traces_url(endpoint: str, as_is: bool = False) -> str:
+    """The URL to POST to: ``endpoint`` as given, or with ``/v1/traces`` when it names no path (OTel's rule for
+    ``--endpoint``; a URL from ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` is taken ``as_is``)."""
+    try:
+        parts = urlsplit(endpoint)
+        parts.port  # noqa: B018 - a port that is no number, or out of range, raises here
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        # the URL is not repeated: one mistyped (no "://") may hold a password the redactor cannot see
+        raise SendError("the endpoint is not an http(s) URL: expected http:// or https:// and a host, e.g. "
+                        "http://127.0.0.1:4318")
     if parts.username or parts.password:
         raise SendError("no credentials in the URL: give them as --header (e.g. 'Authorization=Basic …')")
-    if parts.path in ("", "/"):
+    if parts.path in ("", "/") and not as_is:
         return endpoint.rstrip("/") + TRACES_PATH
     return endpoint
 
@@ -126,10 +139,14 @@ def _run_batches(runs: Iterable[list[Span]], limit: int = BATCH_SPANS) -> Iterab
 
 
 def send(endpoint: str, runs: Iterable[list[Span]], headers: Mapping[str, str] | None = None,
-         timeout_s: float = 10.0, transport: httpx.BaseTransport | None = None) -> SendReport:
-    """POST the runs' spans; raises :class:`SendError` when the collector refuses or cannot be reached."""
-    url = traces_url(endpoint)
-    all_headers = checked_headers({**env_headers(), **(headers or {}), "Content-Type": "application/x-protobuf",
+         timeout_s: float = 10.0, transport: httpx.BaseTransport | None = None, protocol: str = "http/protobuf",
+         compression: str | None = None, as_is: bool = False) -> SendReport:
+    """POST the runs' spans as ``protocol`` (``http/protobuf`` or ``http/json``), gzipped when ``compression``
+    says so; raises :class:`SendError` when the collector refuses or cannot be reached."""
+    url = traces_url(endpoint, as_is)
+    media = "application/json" if protocol == "http/json" else "application/x-protobuf"
+    coding = {"Content-Encoding": "gzip"} if compression == "gzip" else {}
+    all_headers = checked_headers({**env_headers(), **(headers or {}), "Content-Type": media, **coding,
                                    "Accept-Encoding": ACCEPT_ENCODING})  # only codings inflated here within the cap
     report = SendReport()
     messages: list[str] = []
@@ -138,7 +155,10 @@ def send(endpoint: str, runs: Iterable[list[Span]], headers: Mapping[str, str] |
         headers_due = HeaderDeadline()  # a collector dripping its headers a byte at a time is cut at the timeout
         bound_header_reads(client, headers_due)
         for run_count, batch in _run_batches(runs, BATCH_SPANS):
-            body = export_request(batch).SerializeToString()
+            body = orjson.dumps(traces_data(batch)) if protocol == "http/json" else \
+                export_request(batch).SerializeToString()
+            if compression == "gzip":
+                body = gzip.compress(body, mtime=0)  # no time in the header: the same runs, the same bytes
             try:
                 response = _post(client, url, body, all_headers, timeout_s, headers_due)
                 rejected, message = _accepted(response, url)

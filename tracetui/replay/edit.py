@@ -95,6 +95,12 @@ def event_path(event: dict[str, Any], run: RunData) -> str | None:
             break
         if e.get("lane") == "http" and _index(_data(e).get("exchange")) is not None:
             exchange = _data(e)["exchange"]
+    if exchange is not None and isinstance(run.inputs, dict) and run.inputs.get("source") == "record":
+        # a recorded agent: only what the model answered can be edited (a streamed answer is its events)
+        responses = exchanges_of(run)
+        streamed = exchange < len(responses) and isinstance(responses[exchange], dict) \
+            and "body" not in responses[exchange] and "events" in responses[exchange]
+        return f"/responses/{exchange}/" + ("events" if streamed else "body")
     if lane == "generation" and exchange is not None:
         return f"/responses/{exchange}/body/status"
     call_id = event.get("call_id")

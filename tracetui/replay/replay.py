@@ -8,7 +8,7 @@ a side effect outside the process.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from tracetui.loop.inputs import inputs_problem
 from tracetui.loop.runner import run_inputs
@@ -54,8 +54,21 @@ class ReplayOutcome:
         return [r for r in (self.replayed.run, *self.replayed.events, self.replayed.summary) if r is not None]
 
 
-def replay(run: RunData, edits: list[tuple[str, Any]] = ()) -> ReplayOutcome:
-    """Re-run ``run`` with ``edits`` (JSON Pointer, value) applied in order."""
+def replay(run: RunData, edits: list[tuple[str, Any]] = (), command: Sequence[str] | None = None,
+           **options: Any) -> ReplayOutcome:
+    """Re-run ``run`` with ``edits`` (JSON Pointer, value) applied in order.
+
+    A recording of the user's own agent (``source: record``) is re-run by running ``command`` (the user's,
+    from their command line; never one read from a trace) against its recording; ``options`` go to
+    :func:`tracetui.replay.agent_replay.rerun_records` (where the agent's output goes). A built-in run
+    takes no command."""
+    from tracetui.replay import agent_replay
+
+    if agent_replay.is_recorded(run):
+        return _replay_agent(run, list(edits), command, **options)
+    if command:
+        raise EditError(f"run {run.run_id} is a run of tracetui's built-in loop: it re-runs from its recorded "
+                        f"inputs, without a command; leave out the -- COMMAND")
     editable_document(run)  # raises EditError when the run cannot be re-run
     current = run
     for path, value in edits:
@@ -71,6 +84,20 @@ def replay(run: RunData, edits: list[tuple[str, Any]] = ()) -> ReplayOutcome:
     except Exception as exc:  # noqa: BLE001 - an edit the loop cannot take must not crash the caller
         raise EditError(f"cannot re-run with this edit: {loop_failure_words(exc)}") from exc
     replayed = run_data_from_records(result.records)
+    return ReplayOutcome(run, replayed, list(edits), diff_events(run.events, replayed.events))
+
+
+def _replay_agent(run: RunData, edits: list[tuple[str, Any]], command: Sequence[str] | None,
+                  **options: Any) -> ReplayOutcome:
+    from tracetui.replay import agent_replay
+
+    records = agent_replay.rerun_records(run, edits, command or (), **options)
+    if agent_replay.interrupted(records):  # stopped by the user: no result to compare, nor to judge an edit by
+        raise agent_replay.RerunInterrupted("the re-run was stopped before the agent ended")
+    why = agent_replay.not_started(records)
+    if why:
+        raise EditError(f"cannot re-run: {why}")
+    replayed = run_data_from_records(records)
     return ReplayOutcome(run, replayed, list(edits), diff_events(run.events, replayed.events))
 
 
@@ -96,7 +123,10 @@ def loop_failure_words(exc: BaseException) -> str:
 def _facts(event: dict[str, Any]) -> dict[str, Any]:
     """An event's data without its clock stamps, which shift whenever anything before them does."""
     data = event.get("data") or {}
-    return {k: v for k, v in data.items() if not k.endswith("_at")} if isinstance(data, dict) else data
+    # ``request_match``: how a re-run's request compares with the recording's, which only a re-run has
+    # (a request that differs is its own event, http.request_changed)
+    return {k: v for k, v in data.items() if not k.endswith("_at") and k != "request_match"} \
+        if isinstance(data, dict) else data
 
 
 def diff_events(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[EventChange]:
@@ -109,8 +139,9 @@ def diff_events(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> li
     return changes
 
 
-def replay_further(outcome: ReplayOutcome, path: str, value: Any) -> ReplayOutcome:
+def replay_further(outcome: ReplayOutcome, path: str, value: Any, command: Sequence[str] | None = None,
+                   **options: Any) -> ReplayOutcome:
     """Edit the already-edited run again; still compared against the original."""
-    step = replay(outcome.replayed, [(path, value)])
+    step = replay(outcome.replayed, [(path, value)], command, **options)
     return ReplayOutcome(outcome.original, step.replayed, [*outcome.edits, (path, value)],
                          diff_events(outcome.original.events, step.replayed.events))

@@ -8,28 +8,35 @@ read (:func:`~tracetui.trace.verdict.decide`; its events are read back only when
 the summary alone cannot give it) and handed on in the order runs first appear,
 which is the order :func:`~tracetui.trace.reader.read_trace` lists them. So the
 verdicts, problems and counts are exactly the whole-file reader's, in memory that
-does not grow with the file (beyond a few bytes per run).
+grows only by a few hundred bytes per run (~47 KiB per MiB of a realistic trace:
+benchmarks/bench_open.py).
 
 :func:`find_run` stops as soon as the run asked for has ended, so ``replay`` of a run
-near the start of a huge file reads only that far.
+near the start of a huge file reads only that far; a small file is read whole by the
+reader instead, which costs less than importing the scanner (numpy, the index's
+machinery): the scanner is imported only when a scan starts.
 """
 from __future__ import annotations
 
 import gc
 import os
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from tracetui.trace.index.changes import TraceChanged
 from tracetui.trace.index.memo import forget as forget_lines_read
 from tracetui.trace.index.lines import FileLines
-from tracetui.trace.index.parallel import in_parallel
 from tracetui.trace.index.runs import RunTable
-from tracetui.trace.index.scanner import Scanner
-from tracetui.trace.index.source import Input
-from tracetui.trace.reader import Problem, RunData, TraceReadError, open_trace, parse_line
+from tracetui.trace.reader import Problem, RunData, TraceReadError, open_trace, parse_line, read_trace
 from tracetui.trace.format import ANSWER_READY
 from tracetui.trace.verdict import READY, checked_failure, decide
 
+if TYPE_CHECKING:
+    from tracetui.trace.index.scanner import Scanner
+    from tracetui.trace.index.source import Input
+
+#: a file this small is read whole by :func:`find_run`: the reader does it in less time than the scanner's
+#: imports take (numpy alone: ~0.1 s), so a replay of a small trace costs what its run costs
+SMALL_FILE_BYTES = 4 * 1024 * 1024
 #: chunk size of a headless scan (its working memory is a few times this)
 CHUNK_BYTES = 4 * 1024 * 1024
 #: verdicts remembered by the summary's status and first failure (runs mostly fail in a few hundred ways)
@@ -42,7 +49,7 @@ class StrictScan:
     """One file scanned strictly, as the sink of its :class:`~.index.scanner.Scanner`."""
 
     def __init__(self, item: str | os.PathLike[str] | Input):
-        if isinstance(item, Input):
+        if not isinstance(item, (str, os.PathLike)):  # an Input: standard input, or a file already open
             self.label = item.label
             self.lines = FileLines(0, item.label, 0, fd=os.dup(item.fd), growing=item.growing,
                                    long_lines=item.long_lines)
@@ -51,12 +58,16 @@ class StrictScan:
             fd = open_trace(item)
             self.lines = FileLines(0, self.label, os.fstat(fd).st_size, fd=fd, by_name=True)
         self.runs = RunTable()
+        from tracetui.trace.index.scanner import Scanner  # (numpy and the index: only once a scan is made)
+
         self.scanner = Scanner(self.lines, self.runs, self, strict=True)
 
     def scan(self, chunk_bytes: int | None = None) -> Iterator[None]:
         """Scan to the end, yielding after each chunk. Raises TraceChanged when the file is cut
         short or rewritten meanwhile."""
         import time
+
+        from tracetui.trace.index.parallel import in_parallel
 
         chunk_bytes = chunk_bytes or CHUNK_BYTES
         lines = self.lines
@@ -289,18 +300,35 @@ class _Finder(StrictScan):
             self.found = r
 
 
-def find_run(item: str | os.PathLike[str] | Input, name: str,
-             chunk_bytes: int = 1024 * 1024) -> tuple[RunData | None, list[str], int]:
+class ScanCancelled(Exception):
+    """A scan given up because its caller said so (``cancelled``): a time limit ran out."""
+
+
+def find_run(item: str | os.PathLike[str] | Input, name: str, chunk_bytes: int = 1024 * 1024,
+             cancelled: Callable[[], bool] = lambda: False) -> tuple[RunData | None, list[str], int]:
     """The run listed as ``name`` (as :func:`~tracetui.trace.reader.read_trace` lists it), read only
     as far as its summary line; else None, the first run names in the file and how many there are.
 
-    Raises TraceReadError when the file holds no run.
+    Raises TraceReadError when the file holds no run, and :class:`ScanCancelled` when ``cancelled()``
+    says so after a chunk of a big file (the MCP server's time limit: a run that is not there means
+    reading the whole file).
     """
+    if isinstance(item, (str, os.PathLike)):
+        fd = open_trace(item)  # (says why a path cannot be read)
+        try:
+            small = os.fstat(fd).st_size <= SMALL_FILE_BYTES
+        finally:
+            os.close(fd)
+        if small:
+            runs = read_trace(item).runs
+            return (runs[name], [], 0) if name in runs else (None, list(runs)[:12], len(runs))
     finder = _Finder(item, name)
     try:
         for _ in finder.scan(chunk_bytes):
             if finder.found is not None:
                 return finder.load(finder.found), [], 0
+            if cancelled():
+                raise ScanCancelled
         runs = finder.runs
         if not len(runs):
             detail = "it is empty" if finder.lines.size == 0 else "no line is a trace record"

@@ -46,10 +46,12 @@ _GUARDED = frozenset({"permission_denied", "business_rule_violation"})  # a guar
 _BY_CODE = {
     **dict.fromkeys(("unknown_tool", "schema_error", "invalid_json", "handoff_required", "duplicate_call_id",
                      "unverified_answer", "empty_answer", "answer_off_topic", "refused", "empty_response",
-                     "invalid_tool_call"), MODEL),
+                     "invalid_tool_call", "answer_rejected"), MODEL),
     **dict.fromkeys(("budget_exhausted", "duplicate_execution", "request_rejected", "auth_error", "not_found",
                      "request_too_large", "cassette_exhausted", "malformed_exchange", "interrupted",
-                     "response_cancelled", "schema_unchecked"), HARNESS),
+                     "response_cancelled", "schema_unchecked",
+                     # a recorded agent (tracetui record): its process and its own tool loop are the harness
+                     "no_exchanges", "no_tool_result", "agent_killed", "agent_not_started"), HARNESS),
     **dict.fromkeys(("rate_limited", "server_error", "overloaded", "timeout", "connection_error", "conflict",
                      "http_error", "response_failed", "unsupported_response",
                      "protocol_error", "stream_interrupted", "unexpected_body", "tool_failed",

@@ -14,6 +14,36 @@ _FAILURE = {
                    "decided_at": {"type": "integer", "minimum": 1}},
 }
 
+#: the inputs of a run of the built-in loop: everything it needs to re-run exactly
+_LOOP_INPUTS: dict[str, Any] = {
+    "type": "object",
+    "required": ["source", "provider", "model", "instructions", "user_input", "task", "principal",
+                 "tools", "tool_data", "budgets", "seed"],
+    "properties": {
+        "source": {"enum": ["scenario", "responses", "http"]},
+        "scenario": {"type": ["string", "null"]},
+        "ablation": {"type": "string"},
+        "provider": {"type": "string"},
+        "tools": {"type": "array", "items": {"type": "object", "required": ["name", "parameters"]}},
+        "budgets": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "faults": {"type": "array", "items": {"type": "string"}},
+        "seed": {"type": "integer"},
+        "responses": {"type": "array"},
+    },
+}
+#: the inputs of your own agent's run (``tracetui record``): its wire is in the events, its command is
+#: the user's to give again (``command_hint`` is shown, never run)
+_RECORD_INPUTS: dict[str, Any] = {
+    "type": "object",
+    "required": ["source", "provider", "upstream", "command_hint"],
+    "properties": {
+        "source": {"const": "record"},
+        "provider": {"type": ["string", "null"]},
+        "upstream": {"type": "object", "additionalProperties": {"type": "string"}},
+        "command_hint": {"type": "array", "items": {"type": "string"}},
+    },
+}
+
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": f"https://tracetui.dev/schema/trace-v{TRACE_VERSION}.json",
@@ -33,22 +63,7 @@ SCHEMA: dict[str, Any] = {
                 "rec": {"const": "run"}, "run_id": _ID, "trace_version": {"const": TRACE_VERSION},
                 "producer": {"type": "string"},
                 "source": {"type": "string", "description": "an imported run's origin, e.g. otel (no inputs)"},
-                "inputs": {
-                    "type": "object",
-                    "required": ["source", "provider", "model", "instructions", "user_input", "task", "principal",
-                                 "tools", "tool_data", "budgets", "seed"],
-                    "properties": {
-                        "source": {"enum": ["scenario", "responses", "http"]},
-                        "scenario": {"type": ["string", "null"]},
-                        "ablation": {"type": "string"},
-                        "provider": {"type": "string"},
-                        "tools": {"type": "array", "items": {"type": "object", "required": ["name", "parameters"]}},
-                        "budgets": {"type": "object", "additionalProperties": {"type": "integer"}},
-                        "faults": {"type": "array", "items": {"type": "string"}},
-                        "seed": {"type": "integer"},
-                        "responses": {"type": "array"},
-                    },
-                },
+                "inputs": {"oneOf": [_LOOP_INPUTS, _RECORD_INPUTS]},
             },
         },
         "event": {

@@ -86,7 +86,8 @@ def other_screens() -> list[tuple[str, type]]:
             ("in the editor (e)", EditScreen), ("in the compare view", CompareScreen)]
 
 
-def open_paths(paths: Sequence[str], follow: bool = False, stdin: BinaryIO | int | None = None) -> TraceSource:
+def open_paths(paths: Sequence[str], follow: bool = False, stdin: BinaryIO | int | None = None,
+               query: Any = None) -> TraceSource:
     """The source for ``tracetui open``: the built-in demo for no path, else the files: tracetui traces
     indexed in the background, or OTLP/JSON files imported whole (told apart by content).
 
@@ -98,13 +99,14 @@ def open_paths(paths: Sequence[str], follow: bool = False, stdin: BinaryIO | int
         from tracetui.loop.demo import demo_source
 
         return demo_source()
+    from tracetui.otel.backend import is_backend_source
     from tracetui.otel.detect import is_otlp, open_any  # loaded when a file is opened, as the index is
 
     files = [p for p in paths if p != "-"]
-    if files and any(is_otlp(p) for p in files):  # imported runs are read whole: nothing to follow
+    if files and any(is_backend_source(p) or is_otlp(p) for p in files):  # imported runs are read whole
         if "-" in paths:
-            raise TraceReadError("-: standard input cannot be opened beside an OTLP/JSON file")
-        return open_any(files)
+            raise TraceReadError("-: standard input cannot be opened beside an OTLP/JSON file or a backend")
+        return open_any(files, query)
     inputs: list[Any] = []
     for path in paths:
         if path == "-":
@@ -152,14 +154,14 @@ def _stdin_from_terminal() -> int:
     return piped
 
 
-def run_app(paths: list[str], follow: bool = False) -> None:
+def run_app(paths: list[str], follow: bool = False, query: Any = None) -> None:
     """Entry point of ``tracetui open``: a clear message and exit code 2 when nothing can be opened."""
     try:
         if "-" in paths and os.isatty(0):  # the explorer reads its keys there: it holds no trace
             raise TraceReadError("-: standard input is this terminal, not a trace; pipe one in "
                                  "(cat FILE | tracetui open -) or name the file")
         stdin = _stdin_from_terminal() if "-" in paths else None
-        source = open_paths(paths, follow=follow, stdin=stdin)
+        source = open_paths(paths, follow=follow, stdin=stdin, query=query)
     except TraceReadError as exc:
         print(f"error: {printable(str(exc))}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -191,6 +193,9 @@ def _exit_past_long_work(source: TraceSource, code: int) -> None:
         return
     close = getattr(source, "close", None)
     try:
+        from tracetui.record.child import stop_live_agents
+
+        stop_live_agents()  # a re-run of your agent still going: stopped, never left behind
         if close is not None:
             close()
         sys.stdout.flush()

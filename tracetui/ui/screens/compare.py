@@ -96,10 +96,11 @@ class CompareScreen(Screen[None]):
         Binding("q", "quit", "quit", id="compare.quit"),
     ]
 
-    def __init__(self, outcome: ReplayOutcome, original_path: str | None) -> None:
+    def __init__(self, outcome: ReplayOutcome, original_path: str | None, command: list[str] | None = None) -> None:
         super().__init__()
         self.outcome = outcome
         self.original_path = original_path
+        self.command = command  # the user's command a recorded agent's run is re-run with (None: a built-in run)
         self.written: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -187,7 +188,7 @@ class CompareScreen(Screen[None]):
         from tracetui.ui.long_work import long_work
 
         with long_work():  # a quitting app does not wait for a re-run that never ends
-            outcome = replay_or_notify(self, replay_further, self.outcome, path, value)
+            outcome = replay_or_notify(self, replay_further, self.outcome, path, value, self.command)
         if outcome is not None:
             self.app.call_from_thread(self._replace, outcome)
 

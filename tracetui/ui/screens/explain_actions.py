@@ -5,7 +5,7 @@ helpers these reuse: the selected run, its file, and the worker that re-runs an 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from textual.binding import Binding
 
@@ -24,7 +24,13 @@ EXPLAIN_BINDINGS = [
 
 
 class ExplainActions:
-    """Mixed into :class:`~tracetui.ui.screens.main.MainScreen`, after ``ReplayActions``."""
+    """Mixed into :class:`~tracetui.ui.screens.main.MainScreen`, after ``ReplayActions``.
+
+    A recorded agent's run is proven by re-running the user's command: asked for once per file and kept in
+    memory (:attr:`agent_commands`) while the app runs, never written anywhere.
+    """
+
+    agent_commands: dict[str, list[str]]
 
     def _rerunnable(self) -> tuple[RunData, str | None] | None:
         """The selected run and its file, when it can be re-run (else say why)."""
@@ -55,11 +61,37 @@ class ExplainActions:
                         timeout=3)
             return
 
-        def opened(proof: "Proof | None") -> None:
-            if proof is not None:
-                self.app.push_screen(CompareScreen(proof.outcome, original))  # type: ignore[attr-defined]
+        def prove(command: list[str] | None) -> None:
+            def opened(proof: "Proof | None") -> None:
+                if proof is not None:
+                    self.app.push_screen(CompareScreen(proof.outcome, original, command))  # type: ignore[attr-defined]
 
-        self.app.push_screen(FixesScreen(run, original), opened)  # type: ignore[attr-defined]
+            self.app.push_screen(FixesScreen(run, original, command), opened)  # type: ignore[attr-defined]
+
+        self.with_agent_command(run, original, prove)
+
+    def with_agent_command(self, run: RunData, original: str | None,
+                           then: "Callable[[list[str] | None], None]") -> None:
+        """Call ``then`` with the command that re-runs ``run``: None for a built-in run; for a recorded agent's, the
+        command the user typed for this file (asked for the first time, never read from the trace)."""
+        from tracetui.explain.command import command_hint, needs_agent_command
+
+        if not needs_agent_command(run):
+            then(None)
+            return
+        known = self.agent_commands
+        key = original or ""
+        if key in known:
+            then(known[key])
+            return
+        from tracetui.ui.screens.agent_command import AgentCommandScreen
+
+        def typed(command: list[str] | None) -> None:
+            if command:
+                known[key] = command
+                then(command)
+
+        self.app.push_screen(AgentCommandScreen(run.run_id, command_hint(run)), typed)  # type: ignore[attr-defined]
 
     def action_inputs(self) -> None:
         from tracetui.ui.screens.inputs import InputsScreen

@@ -20,7 +20,7 @@ from textual.worker import get_current_worker
 
 from tracetui.explain import Proof, Search
 from tracetui.explain.command import printed_command
-from tracetui.explain.report import edit_words, verdict_brief
+from tracetui.explain.report import edit_words, reruns_words, verdict_brief
 from tracetui.explain.kinds import partials_shown
 from tracetui.explain.search import FIX, PARTIAL, WHAT_IF
 from tracetui.trace.reader import RunData
@@ -55,9 +55,10 @@ class Headline(Message):
 
 
 class SearchDone(Message):
-    def __init__(self, tried: int, reason: str | None, headline: str | None = None) -> None:
+    def __init__(self, tried: int, reason: str | None, headline: str | None = None,
+                 timing: str | None = None) -> None:
         super().__init__()
-        self.tried, self.reason, self.headline = tried, reason, headline
+        self.tried, self.reason, self.headline, self.timing = tried, reason, headline, timing
 
 
 def proof_tag(proof: Proof) -> str:
@@ -110,10 +111,12 @@ class FixesScreen(ModalScreen[Proof | None]):
         Binding("q", "quit", "quit", id="fixes.quit"),
     ]
 
-    def __init__(self, run: RunData, original_path: str | None) -> None:
+    def __init__(self, run: RunData, original_path: str | None, command: list[str] | None = None) -> None:
         super().__init__()
         self.run = run
         self.original_path = original_path
+        self.command = command  # the user's command a recorded agent's run is re-run with (never the trace's)
+        self.timing: str | None = None  # how long each re-run of the user's command took, once the search ends
         self.proofs: list[Proof] = []
         self.tried = 0
         self.done = False
@@ -153,14 +156,14 @@ class FixesScreen(ModalScreen[Proof | None]):
         # the search within one replay, so quitting never waits for the whole search
         # (a replay that never ends would keep the process alive after q: run_app exits past it)
         with long_work():
-            search = Search(self.run, cancelled=lambda: worker.is_cancelled)
+            search = Search(self.run, cancelled=lambda: worker.is_cancelled, command=self.command)
             if search.headline:  # known before any replay: shown while the proofs come
                 self.post_message(Headline(search.headline, search.guard_held))
             for proof in search.proofs():
                 if worker.is_cancelled:
                     return
                 self.post_message(ProofFound(proof, search.tried))
-            self.post_message(SearchDone(search.tried, search.reason, search.headline))
+            self.post_message(SearchDone(search.tried, search.reason, search.headline, reruns_words(search)))
 
     # -- messages from the worker ------------------------------------------------------------------
     def on_headline(self, message: Headline) -> None:
@@ -176,6 +179,7 @@ class FixesScreen(ModalScreen[Proof | None]):
     def on_search_done(self, message: SearchDone) -> None:
         self.tried, self.reason, self.done = message.tried, message.reason, True
         self.headline = message.headline or self.headline
+        self.timing = message.timing
         self.show_status()
         if self.pending:
             self.pending = False
@@ -235,6 +239,8 @@ class FixesScreen(ModalScreen[Proof | None]):
             line = Text(f"no edit makes it answer-ready ({self.tried} tried); these get it further", "yellow")
         else:
             line = Text(f"no edit tracetui can derive from this run changes its verdict ({self.tried} tried)", "yellow")
+        if self.timing and not self.reason:
+            line.append(f"  ·  {self.timing}", "dim")
         if self.headline:  # a guard held, the environment failed: the core says what it means, before any count
             style = RESPONSIBILITY_STYLES.get(self.responsibility or "", "bold")
             line = Text.assemble((printable(self.headline), style), "\n", line)
@@ -277,7 +283,7 @@ class FixesScreen(ModalScreen[Proof | None]):
         if proof is None:
             self.notify("no proven fix to copy", timeout=2)
             return
-        printed = printed_command(self.original_path, self.run.run_id, self.run, proof.edits)
+        printed = printed_command(self.original_path, self.run.run_id, self.run, proof.edits, proof.command)
         command = printed.text
         if command is None or printable(command) != command:  # pasted, an ESC[201~ ends a shell's bracketed paste early
             why = printed.why_not or "the replay command holds a control character or a secret from the trace"

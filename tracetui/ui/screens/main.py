@@ -24,6 +24,7 @@ from tracetui.ui.model import RunQuery, call_ids_of, failed_count, lane_counts
 from tracetui.ui.screens.explain_actions import EXPLAIN_BINDINGS, ExplainActions
 from tracetui.ui.screens.live import LIVE_BINDINGS, LiveSource, ScanProgress, no_runs_report  # noqa: F401 - re-exported
 from tracetui.ui.screens.replay_actions import REPLAY_BINDINGS, ReplayActions
+from tracetui.ui.screens.share_actions import SHARE_BINDINGS, ShareActions
 from tracetui.ui.widgets.detail import DetailPane
 from tracetui.ui.widgets.filter_box import FilterBox
 from tracetui.ui.widgets.header import HeaderBar
@@ -46,6 +47,7 @@ MAIN_BINDINGS = [
             id="prev_failure"),
     *EXPLAIN_BINDINGS[:1],
     *REPLAY_BINDINGS,
+    *SHARE_BINDINGS,
     *EXPLAIN_BINDINGS[1:],
     Binding("c", "partner(1)", "call partner", show=False, tooltip="next event of the same tool call",
             id="partner_next"),
@@ -71,7 +73,7 @@ FILTER_HANDS_OVER = frozenset(b.key for b in MAIN_BINDINGS
                               if len(b.key) == 1 and b.id not in ("reload", "follow")) | {"question_mark"}
 
 
-class MainScreen(LiveSource, ReplayActions, ExplainActions, Screen):
+class MainScreen(LiveSource, ReplayActions, ShareActions, ExplainActions, Screen):
     BINDINGS = MAIN_BINDINGS
     HELP_TITLE = "runs and steps"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-normal"), (180, "-wide")]
@@ -88,6 +90,7 @@ class MainScreen(LiveSource, ReplayActions, ExplainActions, Screen):
         self.shown: RunEntry | None = None  # the run the verdict, lanes and detail show
         self.scanning = False
         self._filter_timer: Timer | None = None
+        self.agent_commands: dict[str, list[str]] = {}  # file -> the command its recorded agent runs with (E)
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(self.source.label, id="header")

@@ -38,9 +38,9 @@ REPLAY_BINDINGS = [
 
 
 class Replayed(Message):
-    def __init__(self, outcome: ReplayOutcome, original_path: str | None) -> None:
+    def __init__(self, outcome: ReplayOutcome, original_path: str | None, command: list[str] | None = None) -> None:
         super().__init__()
-        self.outcome, self.original_path = outcome, original_path
+        self.outcome, self.original_path, self.command = outcome, original_path, command
 
 
 class ReplayActions:
@@ -66,6 +66,7 @@ class ReplayActions:
 
     def action_edit(self) -> None:
         """Edit one field of the selected run (the cause behind the selected event) and re-run it."""
+        from tracetui.explain.command import needs_agent_command
         from tracetui.replay.cause import REQUEST, cause_path
         from tracetui.replay.edit import editable_document
         from tracetui.replay.pointer import EditError
@@ -82,27 +83,38 @@ class ReplayActions:
             return
         event = self.query_one(SwimLanes).current  # type: ignore[attr-defined]
         path = cause_path(event, run) if event else REQUEST  # never a safeguard: see tracetui.replay.cause
+        if needs_agent_command(run):  # a recorded agent's inputs are its own code: offer what the model answered
+            from tracetui.explain.agent_side import edit_path
+            from tracetui.explain.evidence import Evidence
+
+            path = edit_path(Evidence(run), event)
         what = f"edit run {entry.run_id}" + (f" · event {event.get('seq')} · {event.get('lane')}" if event else "")
         original = self.source_path(entry)
-        self.app.push_screen(EditScreen(run, path, what),  # type: ignore[attr-defined]
-                             lambda result: self.rerun(run, result, original) if result else None)
+
+        def edit_with(command: list[str] | None) -> None:  # a recorded agent's run re-runs the user's command
+            self.app.push_screen(EditScreen(run, path, what),  # type: ignore[attr-defined]
+                                 lambda result: self.rerun(run, result, original, command) if result else None)
+
+        self.with_agent_command(run, original, edit_with)  # type: ignore[attr-defined]
 
     @work(thread=True, exclusive=True, group="replay")
-    def rerun(self, run: RunData, edit: tuple[str, Any], original: str | None) -> None:
+    def rerun(self, run: RunData, edit: tuple[str, Any], original: str | None,
+              command: list[str] | None = None) -> None:
         from tracetui.replay.replay import replay
         from tracetui.ui.screens.compare import replay_or_notify
 
         # one replay, bounded (the loop's budgets; schema checks by a budget of steps); its result is dropped once
         # the worker is cancelled (the app quitting), and the app does not wait for it to exit (long_work)
         with long_work():
-            outcome = replay_or_notify(self, replay, run, [edit])  # type: ignore[arg-type]
+            outcome = replay_or_notify(self, replay, run, [edit], command)  # type: ignore[arg-type]
         if outcome is not None and not get_current_worker().is_cancelled:
-            self.post_message(Replayed(outcome, original))  # type: ignore[attr-defined]
+            self.post_message(Replayed(outcome, original, command))  # type: ignore[attr-defined]
 
     def on_replayed(self, message: Replayed) -> None:
         from tracetui.ui.screens.compare import CompareScreen
 
-        self.app.push_screen(CompareScreen(message.outcome, message.original_path))  # type: ignore[attr-defined]
+        self.app.push_screen(CompareScreen(message.outcome, message.original_path,  # type: ignore[attr-defined]
+                                           message.command))
 
     def action_write_run(self) -> None:
         """Write the selected run, alone, to a new file beside the original."""

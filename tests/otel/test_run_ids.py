@@ -1,0 +1,54 @@
+"""Imported runs can be found again where they came from: names stable whatever the file order, and the full
+trace id and the service in ``check --json`` and ``explain --json``."""
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+from otel_builders import span, traces_data, write
+
+from tracetui.cli import main
+from tracetui.otel.detect import read_any
+
+#: two traces sharing their first 16 digits: 20 name them (4 more at a time)
+SHARED = ("4bf92f3577b34da6a3ce929d0e0e4736", "4bf92f3577b34da6b000000000000001")
+ALONE = "0af7651916cd43dd8448eb211c80319c"
+
+
+def _run(trace_id: str, failed: bool = False) -> dict:
+    root = span("invoke_agent orders", f"{trace_id[:15]}1", "", 0, 10, trace=trace_id, status=2 if failed else 0,
+                message="boom" if failed else "", gen_ai__operation__name="invoke_agent",
+                gen_ai__agent__name="orders")
+    return traces_data(root)
+
+
+def _names(path) -> dict[str, str]:
+    """Trace id → run name."""
+    return {r.run["otel"]["trace_id"]: r.run_id for r in read_any(path).runs.values()}
+
+
+def test_names_take_a_longer_prefix_where_eight_digits_collide_in_any_order(tmp_path):
+    forward = _names(write(tmp_path / "a.jsonl", _run(SHARED[0]), _run(ALONE), _run(SHARED[1])))
+    backward = _names(write(tmp_path / "b.jsonl", _run(SHARED[1]), _run(ALONE), _run(SHARED[0])))
+    assert forward == backward
+    assert forward == {SHARED[0]: "orders-4bf92f3577b34da6a3ce", SHARED[1]: "orders-4bf92f3577b34da6b000",
+                       ALONE: "orders-0af76519"}
+    assert not any("#" in name for name in forward.values())
+
+
+def test_check_and_explain_json_carry_the_trace_id_and_the_service(tmp_path):
+    path = write(tmp_path / "runs.jsonl", _run(ALONE, failed=True))
+    checked = json.loads(CliRunner().invoke(main, ["check", "--json", path]).output)
+    [verdict] = checked["runs"]
+    assert verdict["trace_id"] == ALONE and verdict["service_name"] == "shop-agent"
+    result = CliRunner().invoke(main, ["explain", "--json", path, "--run", verdict["run_id"]])
+    explained = json.loads(result.output)
+    assert explained["trace_id"] == ALONE and explained["service_name"] == "shop-agent"
+
+
+def test_a_native_runs_json_has_no_trace_id(tmp_path):
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[2] / "sample_traces" / "fault-429.jsonl"
+    checked = json.loads(CliRunner().invoke(main, ["check", "--json", str(sample)]).output)
+    assert checked["runs"] and not any("trace_id" in v for v in checked["runs"])
