@@ -8,9 +8,8 @@ tracetui / reference (one direction: below 1.00 tracetui is faster or smaller):
 
 - references: reading the file and counting newlines; a plain orjson line filter (the failed runs'
   summaries) as someone would write it, with its CPU time and peak RSS;
-- ``tracetui check FILE`` with the worker allowed (the default) and with ``TRACETUI_WORKER=off``:
-  wall time, total CPU (the worker's included) and whether the worker ran, peak RSS of each process;
-  and check's peak RSS on a file a quarter of the size, for the growth per MiB;
+- ``tracetui check FILE`` (one process: it starts no other):
+  wall time, CPU and peak RSS; and check's peak RSS on a file a quarter of the size, for the growth per MiB;
 - ``tracetui replay FILE --run ID`` of a run near the start, beside the same run alone in a small file;
 - the full index (headless, in one fresh process) beside the newline count.
 
@@ -38,7 +37,6 @@ from realistic import MiB, describe, trace_file  # noqa: E402
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as tracetui's command sets it (children inherit it)
 HERE = Path(__file__).resolve()
-OFF = {"TRACETUI_WORKER": "off"}
 
 
 def child_reference(kind: str, path: str) -> None:
@@ -120,26 +118,18 @@ def bench_check(path: Path, size_mb: int, replicated: bool, repeat: int) -> None
     newlines = series(_child("newlines", path), repeat)
     gb = path.stat().st_size / 1e9
     row("read + count newlines (reference)", [gb / s.wall for s in newlines], unit="GB/s")
-    filt, auto, off = interleaved([(_child("filter", path), None), ([*TRACETUI, "check", str(path)], None),
-                                   ([*TRACETUI, "check", str(path)], OFF)], repeat)
+    filt, off = interleaved([(_child("filter", path), None), ([*TRACETUI, "check", str(path)], None)], repeat)
     start = measure.startup()
     row("start-up: python -c 'import tracetui.cli'", start, note="(paid by every command below)")
-    row("check, worker allowed: wall", [s.wall for s in auto], [s.wall for s in filt], "orjson filter",
-        note=f"(worker ran in {sum(s.worker_ran for s in auto)} of {len(auto)})")
-    cpu_row("  its CPU, both processes", auto, filt, "orjson filter")
-    row("check, TRACETUI_WORKER=off: wall", [s.wall for s in off], [s.wall for s in filt], "orjson filter",
+    row("check: wall", [s.wall for s in off], [s.wall for s in filt], "orjson filter",
         note="(target ≤ 1.00 on realistic data)")
     cpu_row("  its CPU", off, filt, "orjson filter")
-    row("check peak RSS, worker off", [s.rss_mb for s in off], [s.rss_mb for s in filt], "orjson filter", unit="MiB")
-    ran = [s for s in auto if s.worker_ran]
-    if ran:
-        row("check peak RSS, worker allowed", [s.rss_mb + s.worker_rss_mb for s in ran],
-            [s.rss_mb for s in filt], "orjson filter", unit="MiB", note="(both processes together)")
+    row("check peak RSS", [s.rss_mb for s in off], [s.rss_mb for s in filt], "orjson filter", unit="MiB")
     quarter, _ = trace_file(max(1, size_mb // 4), replicated)
-    small = series([*TRACETUI, "check", str(quarter)], repeat, OFF)
+    small = series([*TRACETUI, "check", str(quarter)], repeat)
     big_mb, small_mb = path.stat().st_size / MiB, quarter.stat().st_size / MiB
     growth = (min(s.rss_mb for s in off) - min(s.rss_mb for s in small)) / (big_mb - small_mb) * 1024
-    row(f"check peak RSS on {small_mb:.0f} MiB, worker off", [s.rss_mb for s in small], unit="MiB",
+    row(f"check peak RSS on {small_mb:.0f} MiB", [s.rss_mb for s in small], unit="MiB",
         note=f"(growth: {growth:.0f} KiB per MiB of trace between {small_mb:.0f} and {big_mb:.0f} MiB)")
 
 
@@ -150,7 +140,7 @@ def bench_replay(path: Path, repeat: int) -> None:
     near, alone = interleaved([([*TRACETUI, "replay", str(path), "--run", run_id], None),
                                ([*TRACETUI, "replay", str(small), "--run", run_id], None)], repeat)
     row(f"replay --run {run_id} (near the start)", [s.wall for s in near], [s.wall for s in alone],
-        "same run alone in a file", note=f"(target ≤ 0.5 s; worker ran in {sum(s.worker_ran for s in near)} of {len(near)})")
+        "same run alone in a file", note="(target ≤ 0.5 s)")
     cpu_row("  its CPU", near, alone, "same run alone")
 
 
@@ -160,15 +150,12 @@ def bench_index(path: Path, repeat: int) -> None:
     inner = [json.loads(s.extra["stdout"].strip().splitlines()[-1]) for s in index]
     gb = path.stat().st_size / 1e9
     row("full index, headless: process wall", [s.wall for s in index], [s.wall for s in newlines],
-        "read + count newlines", note=f"({inner[0]['runs']:,} runs, {inner[0]['problems']} problems; "
-        f"worker ran in {sum(s.worker_ran for s in index)} of {len(index)})")
-    cpu_row("  its CPU, both processes", index, newlines, "read + count newlines")
+        "read + count newlines", note=f"({inner[0]['runs']:,} runs, {inner[0]['problems']} problems)")
+    cpu_row("  its CPU", index, newlines, "read + count newlines")
     row("  the scan alone (imports apart)", [r["index_s"] for r in inner], note=(
         f"({gb / statistics.median([r['index_s'] for r in inner]):.2f} GB/s at the median; imports "
         f"{statistics.median([r['import_s'] for r in inner]) * 1000:.0f} ms)"))
-    ran = [s for s in index if s.worker_ran]
-    row("  peak RSS", [s.rss_mb + s.worker_rss_mb for s in index], [s.rss_mb for s in newlines],
-        "read + count newlines", unit="MiB", note="(both processes together)" if ran else "")
+    row("  peak RSS", [s.rss_mb for s in index], [s.rss_mb for s in newlines], "read + count newlines", unit="MiB")
 
 
 def main() -> None:

@@ -6,7 +6,12 @@ same file (what reading it costs before any meaning is given to it); an export's
 of the native file it converts (reading the same runs). The agents-under-a-chain trace is given
 beside the same spans in the shallowest tree.
 
-    python benchmarks/bench_otel.py [--repeat N]
+The big-file table (issue 22) runs ``tracetui check`` of a realistic OTLP/JSON file (``--size-mb``, default
+32; the docs' figures are of 1024: ``realistic_otlp.py``) in a process of its own, beside a process that
+only parses the same lines with orjson; its peak RSS; and how soon ``open``'s source lists its first runs
+(the scan the explorer runs after its first frame), beside the index of a trace file of the same size.
+
+    python benchmarks/bench_otel.py [--repeat N] [--size-mb MB] [--big-only]
 """
 from __future__ import annotations
 
@@ -107,7 +112,51 @@ def _agents_trace(n: int, chained: bool) -> dict:
     return {"resourceSpans": [{"scopeSpans": [{"scope": {"name": "bench"}, "spans": spans}]}]}
 
 
+#: a process that parses the lines of a file with orjson and nothing more: the reference of ``check``
+PARSE_ONLY = "import sys, orjson\nloads = orjson.loads\nfor line in open(sys.argv[1], 'rb'):\n    loads(line)\n"
+
+
+def first_runs(source) -> float:
+    """Seconds until a source's scan has listed a run (what the explorer shows after its first frame)."""
+    import time
+
+    start = time.perf_counter()
+    for _ in source.scan():
+        if len(source.runs()):
+            break
+    took = time.perf_counter() - start
+    source.close()
+    return took
+
+
+def big(size_mb: float, repeat: int) -> None:
+    from realistic import trace_file
+    from realistic_otlp import realistic_otlp
+
+    from tracetui.otel.stream_source import StreamedOtlpSource
+    from tracetui.trace.index import IndexedSource
+
+    path = realistic_otlp(size_mb)
+    measure.header(f"bench_otel big: check and open of {path.name} ({path.stat().st_size / 2**20:,.0f} MiB, "
+                   f"foreign GenAI traces as a file exporter writes them)")
+    measure.columns()
+    checks = [measure.run([sys.executable, "-m", "tracetui", "check", str(path)]) for _ in range(max(3, repeat))]
+    parses = [measure.run([sys.executable, "-c", PARSE_ONLY, str(path)]) for _ in range(max(3, repeat))]
+    row("check FILE (wall)", [c.wall for c in checks], [p.wall for p in parses], "orjson of its lines")
+    row("check FILE peak RSS", [c.rss_mb for c in checks], [p.rss_mb for p in parses], "orjson of its lines",
+        unit="MB", note="(target: at most 300 MB at 1 GB)")
+    native, _ = trace_file(max(1, round(size_mb)))  # the realistic tracetui trace of the same size
+    ours = [first_runs(StreamedOtlpSource(path)) for _ in range(max(3, repeat))]
+    reference = [first_runs(IndexedSource([str(native)])) for _ in range(max(3, repeat))]
+    row("open FILE: first runs listed", ours, reference, "a trace file's index", unit="ms")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
-    run(parser.parse_args().repeat)
+    parser.add_argument("--size-mb", type=float, default=32)
+    parser.add_argument("--big-only", action="store_true")
+    args = parser.parse_args()
+    if not args.big_only:
+        run(args.repeat)
+    big(args.size_mb, args.repeat)

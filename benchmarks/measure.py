@@ -4,8 +4,8 @@ Each figure is a list of samples (at least 3); a table row shows its min and med
 reference's, measured in the same run, and the ratio tracetui / reference of the medians (below
 1.00: tracetui is faster or smaller). Commands are measured as a user runs them, in a process of
 their own: wall time from the spawn to the exit, the CPU time of the process and of every process
-it waited for (the two-process worker included: wait4 reports both), the peak RSS of the command and
-of its worker, and whether a worker process ran at all (polled in /proc while the command runs).
+it waited for (wait4 reports both), the peak RSS of the command and of any child process it ran
+(``worker_*``: polled in /proc while the command runs; tracetui's commands start none of their own).
 
 The machine these figures come from is usually shared: compare the ratios, not the absolute figures,
 and read the load average printed at the top of each table.
@@ -150,10 +150,10 @@ def row(label: str, ours: Sequence[float], reference: Sequence[float] | None = N
 
 
 def cpu_row(label: str, samples: Sequence[Sample], reference: Sequence[Sample], ref_label: str) -> None:
-    """The total CPU of a (possibly two-process) command beside its reference's, and whether the worker ran."""
+    """The total CPU of a command (its child processes' included) beside its reference's."""
     ran = sum(s.worker_ran for s in samples)
     row(label, [s.cpu for s in samples], [s.cpu for s in reference], ref_label,
-        note=f"(worker ran in {ran} of {len(samples)})")
+        note=f"(a child process ran in {ran} of {len(samples)})" if ran else "")
 
 
 def startup(repeat: int = 5) -> list[float]:

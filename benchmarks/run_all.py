@@ -2,7 +2,7 @@
 
 Sizes are modest by default so the whole run takes a few minutes on a shared 2-core machine;
 the README's big-file figures come from the same scripts with bigger sizes
-(``--big``: bench_open and bench_first_frame on 1 GiB; slow). Each script runs in a process of its
+(``--big``: bench_open, bench_triage and bench_first_frame on 1 GiB; slow). Each script runs in a process of its
 own, with the arguments below (a bench_*.py not listed runs with none); a script that fails is
 reported and the rest still run.
 
@@ -21,16 +21,18 @@ HERE = Path(__file__).resolve().parent
 #: (script, modest arguments, --big arguments)
 SCRIPTS = [
     ("bench_open.py", ["--size-mb", "64"], ["--size-mb", "1024"]),
+    ("bench_triage.py", ["--size-mb", "64"], ["--size-mb", "1024"]),
     ("bench_first_frame.py", ["--size-mb", "64"], ["--size-mb", "1024"]),
     ("bench_replay.py", ["--repeat", "50"], ["--repeat", "200"]),
     ("bench_explain.py", ["--quick", "--no-list"], []),
-    ("bench_otel.py", [], ["--repeat", "5"]),
+    ("bench_otel.py", ["--size-mb", "32"], ["--repeat", "5", "--size-mb", "1024"]),
     ("bench_loop.py", [], ["--runs", "50000"]),
     ("bench_record.py", [], []),
     ("bench_sse.py", [], []),
     ("bench_secrets.py", [], []),
     ("bench_redact.py", [], []),
     ("bench_schema_budget.py", [], []),
+    ("bench_search.py", ["--size-mb", "64"], ["--size-mb", "1024"]),
 ]
 
 

@@ -67,6 +67,7 @@ def test_ctrl_c_while_an_otlp_file_is_read_still_closes_the_document(many_otlp, 
     def interrupted(path, *args, **kwargs):
         raise KeyboardInterrupt
     monkeypatch.setattr("tracetui.otel.detect.read_any", interrupted)
+    monkeypatch.setattr("tracetui.otel.detect.read_for_check", interrupted)  # (check streams OTLP through it)
     out = CliRunner().invoke(main, ["check", str(many_otlp), "--json"])
     assert out.exit_code == 130
     document = json.loads(out.stdout)

@@ -6,8 +6,6 @@ The reference below is ``check`` as it was when it read the whole file with
 """
 from __future__ import annotations
 
-import os
-
 from pathlib import Path
 
 import pytest
@@ -128,248 +126,17 @@ def test_verdicts_are_handed_on_in_run_order_however_they_are_decided(data):
     assert [kind for kind, r in out] == ["events" if r in undecided else "summary" for r in range(n)]
 
 
-def _parallel_check_file(tmp_path, monkeypatch, request):
-    """A damaged file of many ranges, checked with a worker process allowed (whatever the machine's load)
-    and waited for (however fast the file is checked without it)."""
+def test_check_of_a_damaged_file_in_many_small_steps_prints_the_same(tmp_path, monkeypatch):
+    """Steps of 4 KiB: lines, runs and damage cut at every step's edge, a BOM at the start, a last line cut
+    short: the same verdicts and problems as the whole-file reader."""
     from tracetui.trace import checking
 
     path = tmp_path / "big.jsonl"
     lines = b"".join(SAMPLES[i].read_bytes() for i in range(len(SAMPLES)))
     path.write_bytes(b"\xef\xbb\xbf" + lines * 3 + b"not json\n" + lines[:-40])
-    want = streamed_check(str(path), False)
     monkeypatch.setattr(checking, "CHUNK_BYTES", 4096)
-    return path, want, request.getfixturevalue("forced_worker")
-
-
-def test_check_prepared_by_a_worker_process_prints_the_same(tmp_path, monkeypatch, request):
-    path, want, split = _parallel_check_file(tmp_path, monkeypatch, request)
-    assert streamed_check(str(path), False) == want
-    assert split["worker"] > 0  # the worker did prepare ranges
-    assert split["here"] + split["worker"] == -(-path.stat().st_size // 4096)  # each range once
-
-
-#: a stand-in worker, started as the real one is: says it is ready, then fails every range it is asked
-#: for, dies at the first, or stops answering (a stopped process)
-_FAILING_WORKER = """
-import os, pickle, struct, sys, time
-from multiprocessing.connection import Connection
-asks, answers = Connection(int(sys.argv[1]), writable=False), int(sys.argv[2])
-def answer(message):
-    data = pickle.dumps(message)
-    os.write(answers, struct.pack("<Q", len(data)) + data)
-how = asks.recv()["how"]
-answer("ready")
-while (k := asks.recv()) is not None:
-    if how == "dies":
-        os._exit(9)
-    if how == "stalls":
-        time.sleep(3600)
-    if how == "stalls sending":  # the start of an answer, then nothing: stopped mid-write
-        os.write(answers, struct.pack("<Q", 1000) + b"x" * 10)
-        time.sleep(3600)
-    if how == "sends junk":
-        os.write(answers, struct.pack("<Q", 5) + b"junk!")
-        continue
-    answer("range %d: disk on fire" % k)
-"""
-
-
-@pytest.mark.parametrize("how", ["fails", "dies", "stalls", "stalls sending", "sends junk", "never starts"])
-def test_check_prepares_the_ranges_of_a_worker_that_fails(tmp_path, monkeypatch, request, how):
-    """A worker that cannot prepare its ranges (an error, it dies, it stalls) leaves them to the checking
-    process: the same output, and a stalled worker costs at most a few waits."""
-    import sys
-    import time
-
-    from tracetui.trace.index import parallel
-
-    path, want, split = _parallel_check_file(tmp_path, monkeypatch, request)
-    code = "import sys; sys.exit(3)" if how == "never starts" else _FAILING_WORKER
-    monkeypatch.setattr(parallel, "_worker_command", lambda asks, answers: [sys.executable, "-c", code, str(asks),
-                                                                             str(answers)])
-    real_worker = parallel._Worker.__init__
-
-    def configured(self, lines, chunk_bytes, strict):
-        real_worker(self, lines, chunk_bytes, strict)
-        self._send({"how": how})  # after the real configuration, which the stand-in reads first
-    monkeypatch.setattr(parallel._Worker, "__init__", configured)
-    started = time.monotonic()
-    assert streamed_check(str(path), False) == want
-    assert split["worker"] == 0 and split["here"] == -(-path.stat().st_size // 4096)
-    assert time.monotonic() - started < 20
-
-
-def test_a_worker_is_isolated_from_the_current_directory(tmp_path, monkeypatch, request):
-    """A numpy.py (or tracetui/) where tracetui is run must not be imported by its worker."""
-    import sys
-
-    path, want, split = _parallel_check_file(tmp_path, monkeypatch, request)
-    trap = tmp_path / "trap"
-    trap.mkdir()
-    for module in ("numpy", "tempfile", "struct"):  # tracetui's, and the standard library's the worker starts with
-        (trap / f"{module}.py").write_text("open(__file__ + '.ran', 'w').close()\nraise ImportError('trap')\n")
-    (trap / "tracetui").mkdir()
-    (trap / "tracetui" / "__init__.py").write_text("open(__file__ + '.ran', 'w').close()\n")
-    monkeypatch.chdir(trap)
-    monkeypatch.setenv("PYTHONPATH", str(trap))
-    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".")])
-    assert streamed_check(str(path), False) == want
-    assert split["worker"] > 0
-    assert not list(trap.rglob("*.ran"))
-
-
-def test_a_dead_worker_pipe_is_never_read_again(tmp_path):
-    """A worker that died is stopped and its pipe closed; its number may be given to the next file opened
-    (a thread of the explorer may open one meanwhile), which must never be read as the worker's answers."""
-    import signal
-
-    from tracetui.trace.index import parallel
-    from tracetui.trace.index.lines import FileLines
-
-    path = tmp_path / "t.jsonl"
-    path.write_bytes(b'{"rec":"event","run_id":"a","seq":1}\n' * 1000)
-    lines = FileLines(0, str(path), path.stat().st_size, fd=os.open(path, os.O_RDONLY), by_name=False)
-    opened: list[int] = []
-    try:
-        worker = parallel._Worker(lines, 4096, False)
-        assert worker.has_started(wait=True)
-        pipe = worker.inbox.fd
-        worker.process.send_signal(signal.SIGKILL)
-        worker.process.wait()
-        assert worker.ready() is False and not worker.alive  # end of file: stopped
-        while pipe not in opened and len(opened) < 64:
-            opened.append(os.open(path, os.O_RDONLY))
-        assert pipe in opened  # the number is another file's now
-        assert worker.ready(0.05) is False
-        assert all(os.lseek(other, 0, os.SEEK_CUR) == 0 for other in opened)  # nothing read from it
-    finally:
-        for other in opened:
-            os.close(other)
-        lines.close()
-
-
-def test_a_worker_is_heard_whatever_its_pipe_number(tmp_path, monkeypatch, request):
-    """A process with a thousand files open (the explorer's, a test run's) gets pipe numbers from 1024 on,
-    which select(2) refuses: the check stopped with 'filedescriptor out of range in select()'."""
-    import resource
-
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < 1100:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
-        request.addfinalizer(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard)))
-    path, want, split = _parallel_check_file(tmp_path, monkeypatch, request)
-    held = []
-    try:
-        while not held or held[-1] < 1100:
-            held.append(os.open(path, os.O_RDONLY))
-        assert streamed_check(str(path), False) == want
-    finally:
-        for fd in held:
-            os.close(fd)
-    assert split["worker"] > 0
-
-
-@pytest.mark.parametrize("sent", ["classification", "items"])
-def test_a_range_the_file_changed_under_is_prepared_again(tmp_path, sent):
-    """A step the worker prepared is taken as it is only while the file is as the worker saw it (its
-    state right after the read, checksums of a few windows of its bytes); else its bytes are read here
-    and its line ends must be where the worker found them, or the range is prepared again here."""
-    from tracetui.trace.index import parallel
-    from tracetui.trace.index.lines import FileLines
-    from tracetui.trace.index.steps import prepare
-
-    path = tmp_path / "t.jsonl"
-    path.write_bytes(b'{"rec":"event","run_id":"a","seq":1}\n' * 100)
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        lines = FileLines(0, str(path), path.stat().st_size, fd=fd, by_name=False)
-
-        def as_sent() -> object:
-            prepared = prepare(lines, False, 0, lines.size, 1 << 20, final=True)
-            prepared.worker_read = parallel._worker_read(prepared, parallel._file_state(fd))
-            if sent == "items":
-                prepared.chunk = None
-            prepared.buf = b""  # (pickled without it)
-            return prepared
-
-        prepared = as_sent()
-        assert parallel._same_bytes(lines, prepared) and prepared.buf == b""  # not read again
-        original = path.read_bytes()
-        path.write_bytes(original[:1000] + b'{"rec":"event","run_id":"ab","seq":2}\n' + original[1038:])
-        assert path.stat().st_size == lines.size  # the same size, a line end moved in the middle
-        assert not parallel._same_bytes(lines, prepared)
-
-        path.write_bytes(original)
-        prepared = as_sent()
-        path.write_bytes(original.replace(b'"a"', b'"b"'))  # new bytes, the same line ends
-        prepared.worker_read.seen = parallel._file_state(fd)  # as if written within one tick of the clock
-        assert parallel._same_bytes(lines, prepared) and prepared.buf  # the windows told: read, lines checked
-    finally:
-        os.close(fd)
-
-
-def test_a_worker_is_started_only_beside_an_idle_core(monkeypatch):
-    from tracetui.trace.index import parallel
-
-    def sampled(all_idle: tuple[tuple[int, int], tuple[int, int]], own: tuple[float, float]) -> bool:
-        ticks, mine = iter(all_idle), iter(own)
-        monkeypatch.setattr(parallel, "_cpu_times", lambda cpus: next(ticks))
-        monkeypatch.setattr(parallel, "_own_ticks", lambda: next(mine))
-        return parallel.IdleSample({0, 1}).spare()
-
-    # 10 ticks of two cores, 5 idle: one core busy elsewhere
-    assert sampled(((1000, 400), (1010, 405)), (0.0, 0.0)) is False
-    # both idle while this process slept
-    assert sampled(((1000, 400), (1010, 410)), (0.0, 0.0)) is True
-    # one core busy in this very process (the explorer drawing its first frame): the other is free
-    assert sampled(((1000, 400), (1010, 405)), (7.0, 12.0)) is True
-
-
-@pytest.mark.parametrize("spare", [False, True])
-def test_the_worker_starts_after_the_first_ranges_only_beside_an_idle_core(tmp_path, monkeypatch, spare):
-    """The processors are sampled while this process prepares the first ranges itself; then a worker is
-    started, or (a busy machine) never, and the output is the same either way."""
-    from tracetui.trace import checking
-    from tracetui.trace.index import parallel
-
-    path = tmp_path / "big.jsonl"
-    path.write_bytes(b"".join(sample.read_bytes() for sample in SAMPLES) * 3)
-    want = streamed_check(str(path), False)
-    monkeypatch.setattr(checking, "CHUNK_BYTES", 4096)
-    monkeypatch.setattr(parallel, "PARALLEL_MIN_CHUNKS", 2)
-    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(parallel, "usable_cpus", lambda: {0, 1})
-    split: dict[str, int] = {}
-    monkeypatch.setattr(parallel.IdleSample, "over", lambda self: split["here"] >= 3)  # the moment: 3 ranges
-    monkeypatch.setattr(parallel.IdleSample, "spare", lambda self: spare)
-    steps = parallel._parallel_steps
-    started_after: list[int] = []  # ranges prepared here when the worker was started
-    real_worker = parallel._Worker.__init__
-
-    def counted(self, *args):
-        started_after.append(split["here"])
-        real_worker(self, *args)
-    monkeypatch.setattr(parallel._Worker, "__init__", counted)
-    monkeypatch.setattr(parallel, "_parallel_steps", lambda *args, **kwargs: steps(
-        *args, **kwargs, split=split, wait_for_start=True))
-    assert streamed_check(str(path), False) == want
-    assert started_after == ([3] if spare else [])
-    assert (split["worker"] > 0) is spare and split["here"] >= 3
-
-
-def test_only_the_processors_this_process_may_use_count(monkeypatch):
-    from tracetui.trace.index import parallel
-
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3})
-    assert parallel.usable_cpus() == {3}
-    assert parallel._cpu_times({3})[0] >= 0  # /proc/stat read for cpu3 alone (absent here: nothing counted)
-    monkeypatch.setenv(parallel.SWITCH, "off")
-    from tracetui.trace.index.lines import FileLines
-    from tracetui.trace.index.runs import RunTable
-    from tracetui.trace.index.scanner import Scanner
-
-    lines = FileLines(0, "x", 1 << 40, fd=0, by_name=False)
-    assert parallel.in_parallel(Scanner(lines, RunTable(), None), 1 << 20) is None  # switched off
+    for as_json in (False, True):
+        assert streamed_check(str(path), as_json) == reference_check(str(path), as_json)
 
 
 def test_check_prints_the_whole_line_path_for_any_run_id(tmp_path):
@@ -387,3 +154,66 @@ def test_check_prints_the_whole_line_path_for_any_run_id(tmp_path):
                   {"run_id": run_id, "status": "answer_ready", "outcome": "ready", "ready": True, "complete": True,
                    "first_failure": None}):
             assert lines(v) == printable(verdict_line(run_id, v)), run_id
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts the open descriptors in /proc")
+@pytest.mark.parametrize("content", [b"", b"not json\n", None])
+def test_check_leaves_no_file_open(tmp_path, content):
+    """The checked file is closed when check ends, however it ends: its scan is a reference cycle, so it
+    stayed open until a full collection (hundreds open in a test run: select() refused the next one)."""
+    import gc
+
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(SAMPLES[0].read_bytes() if content is None else content)
+    gc.collect()
+    gc.disable()
+    try:
+        before = len(list(Path("/proc/self/fd").iterdir()))
+        streamed_check(str(path), False)
+        after = len(list(Path("/proc/self/fd").iterdir()))
+    finally:
+        gc.enable()
+    assert after == before
+
+
+def _open_files() -> int:
+    return len(list(Path("/proc/self/fd").iterdir()))
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts the open descriptors in /proc")
+@pytest.mark.parametrize("ends", ["whole", "interrupted while handing on"])
+def test_a_checker_closes_its_files_however_its_run_ends_without_being_told(tmp_path, monkeypatch, ends):
+    """Every caller of Checker.run (check --group, --baseline, the MCP server) gets its file and the spilled
+    verdicts' file closed, even one that never calls close: else both stay open until a full collection."""
+    import gc
+
+    from tracetui.trace.checking import Checker, _InOrder
+
+    monkeypatch.setattr(_InOrder, "MAX_WAITING", 2)  # the verdicts behind run a are spilled to a file
+    run = b'{"rec":"run","run_id":"%s","trace_version":1,"producer":"x","inputs":{"source":"scenario"}}\n'
+    summary = b'{"rec":"summary","run_id":"%s","status":"answer_ready","metrics":{"model_calls":1},"first_failure":null}\n'
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(run % b"a" + b"".join(run % b"b%d" % k + summary % b"b%d" % k for k in range(10)))
+    handed: list = []
+
+    def on_verdict(verdict) -> None:
+        if ends != "whole":
+            raise KeyboardInterrupt
+        handed.append(verdict["run_id"])
+
+    gc.collect()
+    gc.disable()
+    try:
+        before = _open_files()
+        checker = Checker(str(path), on_verdict, lambda problem: None)
+        try:
+            checker.run()
+        except KeyboardInterrupt:
+            assert ends != "whole"
+        spilled = checker._order.spilled
+        after = _open_files()
+    finally:
+        gc.enable()
+    assert spilled is not None and spilled.closed
+    assert after == before
+    assert handed == ([] if ends != "whole" else ["a", *(f"b{k}" for k in range(10))])

@@ -6,9 +6,7 @@ across chunk boundaries.
 """
 from __future__ import annotations
 
-import os
 import re
-import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -20,7 +18,7 @@ from hypothesis import strategies as st
 from tracetui.trace import index as index_mod
 from tracetui.trace import limits
 from tracetui.trace import reader as reader_mod
-from tracetui.trace.index import IndexedSource, ScanProgress
+from tracetui.trace.index import IndexedSource
 from tracetui.trace.reader import Problem, TraceReadError, read_trace
 from tracetui.trace.source import entry_from_run
 from tracetui.trace.writer import encode_record
@@ -360,143 +358,6 @@ def read_trace_problems(path: str) -> list[Problem]:
     return problems
 
 
-# -- several files, the API the UI uses ------------------------------------------------------
-def test_several_files(tmp_path):
-    a = write(tmp_path, b"".join(_runs()[0][1]) + b"".join(_runs()[1][1]), "a.jsonl")
-    b = write(tmp_path, b"garbage\n" + b"".join(_runs()[1][1]), "b.jsonl")
-    empty = write(tmp_path, b"", "c.jsonl")
-    src = IndexedSource([a, b, empty]).scan_all(100)
-    assert [(e.source, e.run_id) for e in src.runs()] == [(0, _runs()[0][0]), (0, _runs()[1][0]), (1, _runs()[1][0])]
-    assert [(p.path, p.line) for p in src.problems()] == [(b, 1), (empty, 0)]
-    same_id = [e for e in src.runs() if e.run_id == _runs()[1][0]]
-    assert src.load(same_id[0]).first_line == len(_runs()[0][1]) + 1
-    assert src.load(same_id[1]).first_line == 2
-    assert src.load(same_id[0]).events == src.load(same_id[1]).events
-
-
-def test_every_file_empty(tmp_path):
-    with pytest.raises(TraceReadError, match="every file is empty"):
-        IndexedSource([write(tmp_path, b"", "a"), write(tmp_path, b"", "b")])
-
-
-def test_scan_progress_and_partial_runs(tmp_path):
-    path = write(tmp_path, all_lines())
-    size = os.path.getsize(path)
-    src = IndexedSource([path])
-    assert src.runs() == [] and not src.done
-    steps = list(src.scan(8192))  # a chunk holds the first run or two, far less than the file
-    assert all(isinstance(s, ScanProgress) for s in steps)
-    assert steps[0].runs > 0 and steps[0].bytes_done < size  # runs show before the scan ends
-    assert [s.bytes_done for s in steps] == sorted(s.bytes_done for s in steps)
-    assert steps[-1].done and steps[-1].fraction == 1.0 and steps[-1].bytes_done == size
-    assert 0 < steps[0].fraction < 1
-    assert steps[-1].runs == len(src.runs()) == len(_runs())
-    assert src.done
-    assert list(src.scan()) == [steps[-1]]  # scanning again finds nothing new
-
-
-def test_runs_list_only_grows_while_scanning(tmp_path):
-    src = IndexedSource([write(tmp_path, all_lines())])
-    seen = src.runs()
-    snapshots = []
-    for _ in src.scan(2048):
-        assert src.runs() is seen
-        snapshots.append(list(seen))
-    for earlier, later in zip(snapshots, snapshots[1:]):
-        assert later[:len(earlier)] == earlier
-
-
-def test_scan_resumes_after_an_early_stop(tmp_path):
-    path = write(tmp_path, all_lines())
-    src = IndexedSource([path])
-    gen = src.scan(1000)
-    next(gen)
-    next(gen)
-    gen.close()
-    src.scan_all()
-    assert {e.run_id: e for e in src.runs()} == reference(path)[1]
-
-
-def scan_in_a_thread(src: IndexedSource, chunk: int) -> tuple[threading.Thread, list[Exception]]:
-    """The scan run as the explorer runs it, in a thread (started); the errors it raised."""
-    errors: list[Exception] = []
-
-    def scan():
-        try:
-            for _ in src.scan(chunk):
-                pass
-        except Exception as exc:  # pragma: no cover - reported by the caller
-            errors.append(exc)
-    thread = threading.Thread(target=scan)
-    thread.start()
-    return thread, errors
-
-
-def test_scan_in_a_thread_while_reading_runs(tmp_path):
-    path = write(tmp_path, all_lines() * 1)
-    src = IndexedSource([path])
-    thread, errors = scan_in_a_thread(src, 512)
-    counts = []
-    while thread.is_alive():
-        entries = src.runs()
-        counts.append(len(entries))
-        if entries:
-            src.load(entries[-1])
-        src.problems()
-    thread.join()
-    assert errors == []
-    assert counts == sorted(counts)
-    assert {e.run_id: e for e in src.runs()} == reference(path)[1]
-
-
-def test_explorer_index_prepared_by_a_worker_process_matches_the_reader(tmp_path, forced_worker):
-    """The explorer's scan (in a thread, as the UI runs it) with a worker process preparing ranges:
-    the same runs, problems and loaded runs as the reader, on interleaved and damaged lines."""
-    lines = all_lines().splitlines(keepends=True)
-    mixed = b"".join(lines[i] for i in range(0, len(lines), 2)) + b"not json\n" + b"".join(lines[1::2])
-    path = write(tmp_path, all_lines() * 2 + mixed + lines[3][:-20])
-    src = IndexedSource([path])
-    thread, errors = scan_in_a_thread(src, 4096)
-    thread.join()
-    assert errors == [] and forced_worker["worker"] > 0
-    assert forced_worker["again"] > 0  # steps sent without their lines that needed the per-line path
-    trace, want = reference(path)
-    assert {e.run_id: e for e in src.runs()} == want
-    assert problems_of(src.problems()) == problems_of(trace.problems)
-    assert_loads_match(src, trace)
-
-
-def test_a_second_concurrent_scan_is_refused(tmp_path):
-    src = IndexedSource([write(tmp_path, all_lines())])
-    gen = src.scan(1000)
-    next(gen)
-    with pytest.raises(RuntimeError, match="already being scanned"):
-        next(src.scan())
-    gen.close()
-
-
-def test_the_file_is_never_modified(tmp_path):
-    data = all_lines()
-    path = write(tmp_path, data)
-    before = os.stat(path)
-    with IndexedSource([path]) as src:
-        src.scan_all(999)
-        for entry in src.runs():
-            src.load(entry)
-    after = os.stat(path)
-    assert Path(path).read_bytes() == data
-    assert (before.st_mtime_ns, before.st_size) == (after.st_mtime_ns, after.st_size)
-
-
-def test_index_module_does_not_import_textual():
-    import subprocess
-    import sys
-
-    code = "import sys, tracetui.trace.index; print('textual' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
-
-
 # -- property: any interleaving and any damage reads as the reader reads it ---------------
 def with_run_id(line: bytes, run_id: str) -> bytes:
     return re.sub(rb'"run_id":"[^"]*"', b'"run_id":' + orjson.dumps(run_id), line, count=1)
@@ -563,45 +424,3 @@ def test_property_index_equals_reader(tmp_path_factory, data, chunk):
     assert_loads_match(src, trace)
     assert {e.run_id: e for e in src.runs()} == want
     assert problems_of(src.problems()) == problems_of(trace.problems)
-
-
-def test_a_worker_started_before_the_scan_is_the_one_it_uses(tmp_path, monkeypatch, forced_worker):
-    """The explorer starts the worker while it draws its first frame; the scan then takes that one (and
-    matches the reader), and a source closed before its scan stops it."""
-    from tracetui.trace.index import parallel
-
-    monkeypatch.setattr(index_mod.source, "DEFAULT_CHUNK_BYTES", 4096)
-    started: list[object] = []
-    real_worker = parallel._Worker.__init__
-
-    def counted(self, *args):
-        started.append(self)
-        real_worker(self, *args)
-    monkeypatch.setattr(parallel._Worker, "__init__", counted)
-    path = write(tmp_path, all_lines() * 2)
-    src = IndexedSource([path])
-    src.start_worker()
-    assert len(started) == 1 and started[0].alive
-    thread, errors = scan_in_a_thread(src, 4096)
-    thread.join()
-    assert errors == [] and len(started) == 1 and forced_worker["worker"] > 0
-    assert {e.run_id: e for e in src.runs()} == reference(path)[1]
-    assert not started[0].alive  # stopped when the scan ended
-
-    unused = IndexedSource([path])
-    unused.start_worker()
-    process = started[-1].process
-    unused.close()
-    assert not started[-1].alive and process.wait(timeout=5) is not None
-
-    grown = tmp_path / "grown.jsonl"  # a writer appends between the start of the worker and the scan
-    grown.write_bytes(all_lines())
-    src = IndexedSource([str(grown)])
-    src.start_worker()
-    early = started[-1]
-    with open(grown, "ab") as fh:
-        fh.write(all_lines() * 3 + all_lines()[:-30])  # (and a line still being written)
-    thread, errors = scan_in_a_thread(src, 4096)
-    thread.join()
-    assert errors == [] and not early.alive and started[-1] is not early  # not the early one: it stops short
-    assert {e.run_id: e for e in src.runs()} == reference(str(grown))[1]

@@ -42,7 +42,7 @@ def test_importing_the_whole_core_loads_no_textual():
 # -- the import-linter contracts (pyproject.toml [tool.importlinter]) ----------------------------------
 ROOT = CORE.parent
 LAYERS = ["tracetui.cli", "tracetui.ui | tracetui.samples", "(tracetui.share) | (tracetui.mcp)",
-          "(tracetui.explain) | (tracetui.otel)",
+          "tracetui.triage", "(tracetui.explain) | (tracetui.otel)",
           "tracetui.replay", "tracetui.record", "tracetui.loop", "tracetui.providers", "tracetui.trace"]
 
 

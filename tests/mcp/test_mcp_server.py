@@ -18,7 +18,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_traces"
-TOOLS = {"list_runs", "check_file", "show_run", "explain_run", "replay_run"}
+TOOLS = {"list_runs", "check_file", "show_run", "explain_run", "replay_run", "diff_runs"}
 #: a run id a hostile trace carries: ANSI colour and clear-screen, an OSC 8 hyperlink, Rich markup, a bell
 HOSTILE_ID = "r\x1b[31m[bold red]boom[/]\x1b[2J\x1b]8;;http://evil.example\x1b\\x\x07"
 #: trace text written to be read by an assistant as the server's advice
@@ -112,7 +112,7 @@ def cli_json(cwd: Path, *args: str) -> dict:
 
 def test_the_tools_are_listed_and_every_parameter_says_what_it_is(served):
     _, _, call = served
-    assert {t.name for t in call.tools} == TOOLS  # (no diff_runs: there is no diff of two runs yet)
+    assert {t.name for t in call.tools} == TOOLS
     for t in call.tools:
         assert len(t.description) > 80, t.name
         assert t.annotations.read_only_hint, t.name

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from textual.widgets import Static
 
+from tracetui.otel.detect import read_any
 from tracetui.ui.app import TraceApp, open_paths
 from tracetui.ui.screens.main import MainScreen
 from tracetui.ui.widgets.run_list import RunList
@@ -49,5 +50,5 @@ async def test_otlp_piped_into_open_is_listed_as_from_a_file():
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        assert [e.run_id for e in screen.entries] == [e.run_id for e in open_paths([str(SAMPLE)]).runs()]
+        assert [e.run_id for e in screen.entries] == list(read_any(SAMPLE).runs)
         assert sum(1 for e in screen.entries if e.first_failure) == 20

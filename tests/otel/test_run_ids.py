@@ -52,3 +52,25 @@ def test_a_native_runs_json_has_no_trace_id(tmp_path):
     sample = Path(__file__).resolve().parents[2] / "sample_traces" / "fault-429.jsonl"
     checked = json.loads(CliRunner().invoke(main, ["check", "--json", str(sample)]).output)
     assert checked["runs"] and not any("trace_id" in v for v in checked["runs"])
+
+
+def test_two_calls_of_one_agent_whose_span_ids_share_four_digits_get_longer_suffixes_not_a_counter(tmp_path):
+    root = span("request", "00000000000000f0", "", 0, 20, trace=ALONE)
+    calls = [span("invoke_agent orders", f"abcd00000000000{n}", "00000000000000f0", n, 10 + n, trace=ALONE,
+                  gen_ai__operation__name="invoke_agent", gen_ai__agent__name="orders") for n in (1, 2)]
+    forward = sorted(read_any(write(tmp_path / "a.jsonl", traces_data(root, *calls))).runs)
+    backward = sorted(read_any(write(tmp_path / "b.jsonl", traces_data(*reversed(calls)), traces_data(root))).runs)
+    assert forward == backward == ["orders-0af76519-abcd000000000001", "orders-0af76519-abcd000000000002"]
+
+
+def test_checks_closing_tally_agrees_with_its_lines_on_runs_without_a_root(tmp_path):
+    failed = span("chat m", "00000000000000b1", "00000000000000ff", 0, 5, trace=SHARED[0], status=2,
+                  message="boom", gen_ai__operation__name="chat")
+    cut_short = span("chat m", "00000000000000c1", "00000000000000fe", 0, 5, trace=ALONE,
+                     gen_ai__operation__name="chat")
+    result = CliRunner().invoke(main, ["check", write(tmp_path / "runs.jsonl", traces_data(failed),
+                                                      traces_data(cut_short))])
+    lines = [line for line in result.output.splitlines() if line.startswith(("✓", "✗", "…", "!"))]
+    tally = next(line for line in result.output.splitlines() if line.startswith("2 run(s)"))
+    said_incomplete = sum("incomplete" in line for line in lines)
+    assert f"{said_incomplete} incomplete" in tally and "1 failed" in tally and said_incomplete == 1

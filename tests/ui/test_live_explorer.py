@@ -45,7 +45,7 @@ def run_ids(app) -> list[str]:
 
 async def test_a_reload_before_the_first_scan_closes_the_first_source(tmp_path):
     """The first scan waits for the first frame: a reload in between scans its own source, and the first
-    one (with the worker process it may have started) is closed, not scanned beside it."""
+    one is closed, not scanned beside it."""
     path = tmp_path / "t.jsonl"
     path.write_bytes(SAMPLE.read_bytes())
     app = TraceApp(open_paths([str(path)]))

@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 
 # numpy is used for bulk byte scans, never for linear algebra; left alone, its BLAS starts a thread per
-# core that spins for the first ~50 ms after import, taking a core from the index, the explorer's first
-# frame, and the worker process. Set here, for the command, before anything imports numpy; a user's own
+# core that spins for the first ~50 ms after import, taking a core from the index and the explorer's
+# first frame. Set here, for the command, before anything imports numpy; a user's own
 # setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -18,6 +18,7 @@ from tracetui.cli import generate as _generate, run as _run, check as _check  # 
 from tracetui.cli import explain as _explain, replay as _replay  # noqa: E402,F401
 from tracetui.cli import open as _open, export as _export  # noqa: E402,F401
 from tracetui.cli import record as _record, share as _share, mcp as _mcp  # noqa: E402,F401
+from tracetui.cli import diff as _diff  # noqa: E402,F401
 from tracetui.cli.generate import regenerate_samples  # noqa: E402
 
 __all__ = ["main", "exit_on_signals", "regenerate_samples", "writes_over"]

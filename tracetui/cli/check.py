@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from tracetui.cli.common import _is_otlp, _spooled_otlp, _trace_input, _verdict_line, backend_options, backend_query
+from tracetui.cli.check_json import fail, first_problems, json_item, json_open, write_json_list
 from tracetui.cli.group import main
 from tracetui.trace.reader import TraceReadError
 
@@ -16,9 +17,17 @@ from tracetui.trace.reader import TraceReadError
 @click.option("--json", "as_json", is_flag=True, help="Print verdicts as JSON.")
 @click.option("--explain", "with_fixes", is_flag=True,
               help="Add each failing run's top fix, proven by replay, with its replay command.")
+@click.option("--baseline", default=None, metavar="OLD",
+              help="Print only the runs answer-ready in the trace OLD that fail in FILE (matched by run id); "
+                   "exit 1 only for those. Runs only one trace holds are counted apart.")
+@click.option("--junit", default=None, metavar="REPORT",
+              help="Also write a JUnit XML report to REPORT (one testcase per run; with --baseline, only newly "
+                   "failing runs are failures), atomically.")
+@click.option("--group", "grouped", is_flag=True,
+              help="One line per failure signature: count, lane, code, an example run id, the masked reason.")
 @backend_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="[-- COMMAND [ARG]...]")
-def check(trace_file, as_json, with_fixes, command, since, status, limit) -> None:
+def check(trace_file, as_json, with_fixes, baseline, junit, grouped, command, since, status, limit) -> None:
     """Verdict per run, headless. FILE may be - for standard input, or an OTLP/JSON file (told apart by content),
     or a Phoenix project: phoenix+http://HOST:PORT/PROJECT (filtered with --since, --status, --limit).
 
@@ -31,6 +40,10 @@ def check(trace_file, as_json, with_fixes, command, since, status, limit) -> Non
 
     With --explain, runs of your own agent (tracetui record) are proven by re-running
     your COMMAND, given after --: tracetui check agent.jsonl --explain -- python agent.py.
+
+    With --baseline OLD: exit 1 only when a run answer-ready in OLD fails or is incomplete
+    in FILE, else 0 (runs only one trace holds are counted apart). --junit REPORT: with a
+    baseline, only those runs are failures; runs failing in both are skipped.
     """
     if with_fixes and trace_file == "-":
         raise click.UsageError("--explain re-runs each failing run: give a file, not -")
@@ -45,6 +58,18 @@ def check(trace_file, as_json, with_fixes, command, since, status, limit) -> Non
             click.echo(printable(f"error: cannot re-run: the command did not start: {problem}"), err=True)
             sys.exit(2)
     query = backend_query([trace_file], since, status, limit)
+    if grouped:  # failures by signature (tracetui/cli/check_group.py)
+        if with_fixes or baseline is not None or junit is not None:
+            raise click.UsageError("--group lists failure groups; run --explain, --baseline or --junit on its own")
+        from tracetui.cli.check_group import check_group
+
+        check_group(trace_file, as_json, query)
+    if baseline is not None or junit is not None:  # what CI asks: what newly fails, and a report it renders
+        if with_fixes:
+            raise click.UsageError("--baseline and --junit report verdicts; run --explain on its own")
+        from tracetui.cli.check_ci import check_ci
+
+        check_ci(trace_file, baseline, junit, as_json, query)
     if with_fixes or _is_otlp(trace_file):
         _check_whole(trace_file, as_json, with_fixes, command=tuple(command), query=query)
     _check_streaming(trace_file, as_json)
@@ -90,17 +115,17 @@ def _scan_and_print(trace_file: str, as_json: bool, held: Any) -> None:
 
     def kept(v: dict[str, Any]) -> tuple[str, bool, str]:
         """What is held of a verdict until it is printed: its outcome and its printed form."""
-        return v["outcome"], v["ready"], _json_item(v) if as_json else line_of(v)
+        return v["outcome"], v["ready"], json_item(v) if as_json else line_of(v)
 
     def on_verdict(v: tuple[str, bool, str]) -> None:
-        """Printed as soon as it is known: memory stays flat however many runs there are."""
+        """Printed as soon as it is known: nothing of a verdict is held once it is written."""
         held.busy = True  # a Ctrl-C now waits until this verdict is whole, counted and written
         outcome, ready, text = v
         counts[outcome] += 1
         if not ready:
             state["ready"] = False
         if as_json:
-            out_write((_JSON_OPEN(trace_file) if not state["runs"] else ",\n") + text)
+            out_write((json_open(trace_file) if not state["runs"] else ",\n") + text)
         else:
             pending.append(text)
             pending.append("\n")
@@ -116,7 +141,11 @@ def _scan_and_print(trace_file: str, as_json: bool, held: Any) -> None:
             with _trace_input(trace_file) as item:
                 imported = _spooled_otlp(item)  # standard input holding OTLP/JSON: read whole, as a file of it is
                 if imported is None:
-                    Checker(item, on_verdict, problems.append, kept).run()
+                    checker = Checker(item, on_verdict, problems.append, kept, None if as_json else line_of.vouch)
+                    try:
+                        checker.run()
+                    finally:
+                        checker.close()  # (else the file stays open until a full collection: it is in a cycle)
         finally:
             held.busy = True
             out_write("", flush=True)  # the verdicts decided so far, before any error
@@ -124,20 +153,20 @@ def _scan_and_print(trace_file: str, as_json: bool, held: Any) -> None:
     except KeyboardInterrupt:
         interrupted, imported = True, None
     except TraceReadError as exc:  # (no run at all: the lines that are not records say why)
-        _fail(_first_problems(problems) + f"error: {printable(str(exc))}", as_json and state["runs"])
+        fail(first_problems(problems) + f"error: {printable(str(exc))}", as_json and state["runs"])
     except TraceChanged as exc:
-        _fail(f"error: {printable(str(exc))}: the verdicts above may be wrong; check it again",
+        fail(f"error: {printable(str(exc))}: the verdicts above may be wrong; check it again",
               as_json and state["runs"])
     except OSError as exc:
-        _fail(f"error: {printable(trace_file)}: {exc.strerror or exc}", as_json and state["runs"])
+        fail(f"error: {printable(trace_file)}: {exc.strerror or exc}", as_json and state["runs"])
     if imported is not None:  # printed as a file of OTLP is (its errors writing are not the input's)
         _check_whole(trace_file, as_json, False, imported)
     held.hold_for_good()  # closing the output: a Ctrl-C now would only cut it short
     if as_json:
         if interrupted and not state["runs"]:
-            out_write(_JSON_OPEN(trace_file))
+            out_write(json_open(trace_file))
         out_write("\n  ],\n  \"problems\": ", flush=True)
-        _write_json_list({"line": p.line, "message": p.message} for p in problems)
+        write_json_list({"line": p.line, "message": p.message} for p in problems)
         out_write(",\n  \"interrupted\": true\n}\n" if interrupted else "\n}\n", flush=True)
     else:
         block: list[str] = []
@@ -171,7 +200,7 @@ def _check_whole(trace_file: str, as_json: bool, with_fixes: bool, trace: Any = 
 
 def _whole_and_print(trace_file: str, as_json: bool, with_fixes: bool, trace: Any, held: Any,
                      command: tuple[str, ...] = (), query: Any = None) -> None:
-    from tracetui.otel.detect import read_any  # a tracetui trace or OTLP/JSON, told apart by content
+    from tracetui.otel.detect import read_any, read_for_check  # a tracetui trace or OTLP/JSON, by content
     from tracetui.trace.output_stream import write_out
     from tracetui.trace.safe_text import printable
     from tracetui.trace.verdict import OUTCOMES
@@ -182,9 +211,10 @@ def _whole_and_print(trace_file: str, as_json: bool, with_fixes: bool, trace: An
     stopped = None  # what Ctrl-C cut short, in words
     try:
         try:
-            trace = read_any(trace_file, query) if trace is None else trace
+            if trace is None:  # (OTLP/JSON streamed for its verdicts, in bounded memory, unless re-run)
+                trace = read_any(trace_file, query) if with_fixes else read_for_check(trace_file, query)
         except TraceReadError as exc:
-            click.echo(_first_problems(exc.problems) + printable(f"error: {exc}"), err=True)
+            click.echo(first_problems(exc.problems) + printable(f"error: {exc}"), err=True)
             sys.exit(2)
         except OSError as exc:
             click.echo(printable(f"error: {trace_file}: {exc.strerror or exc}"), err=True)
@@ -205,7 +235,7 @@ def _whole_and_print(trace_file: str, as_json: bool, with_fixes: bool, trace: An
             held.busy = True  # a Ctrl-C now waits until this verdict is whole
             if as_json:
                 v = {**v, "fix": fixes[v["run_id"]]} if v["run_id"] in fixes else v
-                write_out((_JSON_OPEN(trace_file) if not shown else ",\n") + _json_item(v))
+                write_out((json_open(trace_file) if not shown else ",\n") + json_item(v))
             else:
                 fix = fixes.get(v["run_id"])
                 write_out(printable(_verdict_line(v)) + "\n" + (fix + "\n" if fix else ""))
@@ -215,8 +245,8 @@ def _whole_and_print(trace_file: str, as_json: bool, with_fixes: bool, trace: An
         stopped = stopped or "printing"
     held.hold_for_good()  # closing the output: a Ctrl-C now would only cut it short
     if as_json:
-        write_out(("" if shown else _JSON_OPEN(trace_file)) + "\n  ],\n  \"problems\": ")
-        _write_json_list({"line": p.line, "message": p.message} for p in problems)
+        write_out(("" if shown else json_open(trace_file)) + "\n  ],\n  \"problems\": ")
+        write_json_list({"line": p.line, "message": p.message} for p in problems)
         write_out(",\n  \"interrupted\": true\n}\n" if stopped else "\n}\n", flush=True)
     else:
         write_out("", flush=True)
@@ -247,51 +277,3 @@ def _top_fixes(trace, trace_file: str, as_data: bool, out: dict[str, Any], comma
             out[run_id] = proof_data(result.best, trace_file, 1, run_id, result.command) if result.best else None
         else:
             out[run_id] = top_fix_line(result, trace_file)
-
-
-#: problem lines listed before "no runs found"
-FIRST_PROBLEMS = 5
-
-
-def _first_problems(problems: Any) -> str:
-    """The first problem lines, one a line (and how many more there are), to print before an error."""
-    from itertools import islice
-
-    from tracetui.trace.safe_text import printable
-
-    shown = [f"line {p.line}: {printable(p.message)}\n" for p in islice(iter(problems), FIRST_PROBLEMS)]
-    more = len(problems) - len(shown)
-    return "".join(shown) + (f"… and {more} more problem line(s)\n" if more > 0 else "")
-
-
-def _fail(message: str, json_open: Any = False) -> None:
-    if json_open:  # keep standard output one JSON document
-        click.echo("\n  ]\n}", nl=True)
-    click.echo(message, err=True)
-    sys.exit(2)
-
-
-def _JSON_OPEN(trace_file: str) -> str:
-    from tracetui.trace.safe_text import printable_json
-
-    return '{\n  "file": ' + printable_json(trace_file, indent=False) + ',\n  "runs": [\n'
-
-
-def _json_item(value: Any, indent: str = "    ") -> str:
-    """``value`` as ``printable_json`` prints it (redacted, controls escaped), inside a list two levels deep."""
-    from tracetui.trace.safe_text import printable_json
-
-    text = printable_json(value)
-    return indent + text.replace("\n", "\n" + indent)
-
-
-def _write_json_list(values: Any) -> None:
-    """An indented JSON list at the second level, written item by item (never whole in memory)."""
-    from tracetui.trace.output_stream import write_out
-
-    first = True
-    for value in values:
-        write_out(("[\n" if first else ",\n") + _json_item(value))
-        first = False
-    write_out("[]" if first else "\n  ]")
-

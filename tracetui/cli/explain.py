@@ -11,7 +11,7 @@ from tracetui.cli.group import main
 
 @main.command(name="explain")
 @click.argument("trace_file", type=click.Path())
-@click.option("--run", "run_id", default=None, help="Id of the failing run to explain (optional when only one failed).")
+@click.option("--run", "run_id", default=None, help="Id of the failing run to explain (optional when only one failed, or the file holds one run).")
 @click.option("--json", "as_json", is_flag=True, help="Print the fixes as JSON.")
 @click.option("--limit", type=click.IntRange(1, 1000), default=5, show_default=True, help="Fixes (then what-ifs) to show at most.")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="[-- COMMAND [ARG]...]")
@@ -41,6 +41,8 @@ def explain_(trace_file, run_id, as_json, limit, command) -> None:
     from tracetui.trace.safe_text import printable, printable_json
 
     trace = named_trace(trace_file, "explain prints replay commands that name the trace")
+    if run_id is None and len(trace.runs) == 1:  # a file of one run: it is the one meant, failed or not
+        run_id = next(iter(trace.runs))
     if run_id is None:
         failing = [rid for rid, run in trace.runs.items() if not run.verdict()["ready"]]
         if len(failing) != 1:

@@ -97,7 +97,16 @@ def schema() -> None:
 @main.command()
 @click.argument("directory", type=click.Path(file_okay=False), default="sample_traces")
 def samples(directory) -> None:
-    """Regenerate the sample traces (default: ./sample_traces) from their recipes."""
+    """Regenerate the sample traces (default: ./sample_traces) from their recipes, and the recordings made from
+    the built-in provider (responses/anthropic_normal.json) first: traces are made from them."""
+    from tracetui.samples import RECORDINGS, recording
+    from tracetui.trace.writer import AtomicWriter
+
+    (Path(directory) / "responses").mkdir(parents=True, exist_ok=True)
+    for name in RECORDINGS:
+        with AtomicWriter(Path(directory) / "responses" / name) as out:
+            out.write(recording(name))
+        click.echo(f"wrote {Path(directory) / 'responses' / name}", err=True)
     for name in regenerate_samples(directory):
         click.echo(f"wrote {Path(directory) / name}", err=True)
 

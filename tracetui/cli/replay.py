@@ -13,7 +13,7 @@ from tracetui.trace.reader import TraceReadError
 
 @main.command()
 @click.argument("trace_file", type=click.Path())
-@click.option("--run", "run_id", required=True, help="Id of the run to re-run.")
+@click.option("--run", "run_id", default=None, help="Id of the run to re-run (optional when the file holds one run).")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
               help="Edit one field before re-running: a JSON Pointer into {inputs, responses} and a JSON value "
                    "(a string field takes the text as it is; a text that begins with @ is typed as JSON, "
@@ -40,25 +40,14 @@ def replay(trace_file, run_id, sets, output, as_json, command) -> None:
     """
     from tracetui.replay.edit import current_value, parse_value
     from tracetui.replay.pointer import EditError
-    from tracetui.otel.detect import read_any
     from tracetui.replay.replay import replay as rerun
     from tracetui.replay.value_file import value_text
-    from tracetui.trace.checking import find_run
     from tracetui.trace.index.changes import TraceChanged
     from tracetui.trace.safe_text import printable, printable_json
     from tracetui.trace.writer import encode_record
 
     try:
-        if _is_otlp(trace_file):
-            trace = read_any(trace_file)
-            run, names, count = trace.runs.get(run_id), list(trace.runs)[:12], len(trace.runs)
-        else:
-            with _trace_input(trace_file) as item:
-                imported = _spooled_otlp(item)
-                if imported is not None:  # standard input holding OTLP/JSON: its runs cannot be re-run
-                    run, names, count = imported.runs.get(run_id), list(imported.runs)[:12], len(imported.runs)
-                else:
-                    run, names, count = find_run(item, run_id)  # reads only as far as the run's end
+        run, names, count, run_id = _lookup(trace_file, run_id)
     except (TraceReadError, TraceChanged) as exc:
         click.echo(printable(f"error: {exc}"), err=True)
         sys.exit(2)
@@ -67,7 +56,9 @@ def replay(trace_file, run_id, sets, output, as_json, command) -> None:
         sys.exit(2)
     if run is None:
         known = ", ".join(names) + (" …" if count > 12 else "")
-        click.echo(printable(f"error: no run {run_id!r} in {trace_file}; runs: {known}"), err=True)
+        missing = f"no run {run_id!r} in {trace_file}" if run_id is not None else \
+            f"{count} runs in {trace_file}; choose one with --run ID"
+        click.echo(printable(f"error: {missing}; runs: {known}"), err=True)
         sys.exit(2)
     if output and writes_over(output, trace_file):
         click.echo(printable(f"error: -o {output} is the input trace; the original is never modified: "
@@ -135,39 +126,66 @@ def replay(trace_file, run_id, sets, output, as_json, command) -> None:
                 click.echo("no event differs; only the " + " and the ".join(parts) + (" differ" if len(parts) > 1
                                                                                        else " differs"))
         else:
-            click.echo(f"{len(outcome.changes)} event(s) differ:")
+            from tracetui.replay.comparison import data_changed
+
+            click.echo(_changes_heading(sum(c.verdict_changed for c in outcome.changes), len(outcome.changes)))
             for c in outcome.changes:
-                mark = "*" if c.verdict_changed else " "  # * = the outcome changed, not only the data
-                click.echo(f" {mark}{c.seq:>3}  {printable(_event_words(c.before)):<60} → "
-                           f"{printable(_event_words(c.after))}")
+                if c.verdict_changed:  # * = what the event says changed (its outcome or words), as in the compare view
+                    after = "→ " + printable(_event_words(c.after))
+                else:  # the row reads the same on both sides: say what does differ, not the same words twice
+                    after = "= the same; its data differs: " + printable(", ".join(data_changed(c)) or "data")
+                click.echo(f" {'*' if c.verdict_changed else ' '}{c.seq:>3}  "
+                           f"{printable(_event_words(c.before)):<60} {after}")
         if output:
             click.echo(printable(f"wrote the re-run to {output}"), err=True)
     sys.exit(0 if outcome.after["ready"] else 1)
 
 
+#: a run name looked for only to learn a file's run names (no trace names a run so)
+_NO_RUN = "\x00(tracetui: the names of the runs)"
+
+
+def _lookup(trace_file: str, run_id: str | None) -> tuple[Any, list[str], int, str | None]:
+    """The run named ``run_id`` (or the file's only run, when ``run_id`` is None), the first run names, how
+    many runs there are and the run's name. A tracetui trace is read only as far as the run's end."""
+    from tracetui.otel.detect import read_any
+    from tracetui.trace.checking import find_run
+
+    def chosen(runs: Any) -> tuple[Any, list[str], int, str | None]:
+        name = run_id if run_id is not None else (next(iter(runs)) if len(runs) == 1 else None)
+        return runs.get(name) if name is not None else None, list(runs)[:12], len(runs), name
+
+    if _is_otlp(trace_file):
+        return chosen(read_any(trace_file).runs)
+    with _trace_input(trace_file) as item:
+        imported = _spooled_otlp(item)
+        if imported is not None:  # standard input holding OTLP/JSON: its runs cannot be re-run
+            return chosen(imported.runs)
+        if run_id is None:  # a file of one run needs no --run: learn its names first
+            found, names, count = find_run(item, _NO_RUN)
+            if found is not None or count != 1:
+                return None, names, count, None
+            run_id = names[0]
+        run, names, count = find_run(item, run_id)  # reads only as far as the run's end
+        return run, names, count, run_id
+
+
+def _changes_heading(said: int, changed: int) -> str:
+    """How many events differ in what they say (marked *), and how many read the same with other data."""
+    quiet = changed - said
+    if not quiet:
+        return f"{said} event(s) differ:"
+    if not said:
+        return f"{quiet} event(s) read the same but carry other data:"
+    return f"{said} event(s) differ (*), and {quiet} more read the same but carry other data:"
+
+
 def _unwritable(output: str) -> str | None:
     """Why the re-run could not be written to ``output`` (a folder missing or not writable, a folder or a
     pipe in its place), or None."""
-    import os
-    import stat
+    from tracetui.triage.junit import output_problem  # the same rules as check's --junit report
 
-    from tracetui.trace.output_path import output_target
-
-    try:
-        target = output_target(output)
-    except OSError as exc:
-        return str(exc.strerror or exc)
-    try:
-        mode = os.stat(target).st_mode
-    except FileNotFoundError:
-        mode = None
-    except OSError as exc:
-        return str(exc.strerror or exc)
-    if mode is not None and not stat.S_ISREG(mode):
-        return "it is not a regular file (a folder, a pipe or a device)"
-    if not os.access(target.parent, os.W_OK | os.X_OK):  # the atomic write makes its file in that folder
-        return f"its folder {target.parent} is not writable"
-    return None
+    return output_problem(output, ())
 
 
 def _event_words(event: dict[str, Any] | None) -> str:

@@ -95,17 +95,17 @@ def _needs_file(text: str) -> bool:
 
 
 def printed_command(file: str | None, run_id: str, run: RunData, edits: Iterable[Edit],
-                    command: Sequence[str] | None = None) -> PrintedCommand:
+                    command: Sequence[str] | None = None, verb: str = "replay") -> PrintedCommand:
     """The shell command that re-runs ``run`` with ``edits`` (and, for a record run, the user's ``command``
     after ``--``), every argument redacted then quoted for a POSIX shell; or why no command can be printed
-    safely."""
+    safely. ``verb="explain"`` (with no edits): the command that proves the run's fixes."""
     if file and file.startswith("-"):  # as typed it would be read as options
         file = f"./{file}"
     file = file or "FILE"
     if redact_text(file) != file or redact_text(run_id) != run_id:
         return PrintedCommand(None, "the trace's file name or the run id looks like a secret, which is "
                                     "never printed")
-    args = ["tracetui", "replay", file, "--run", run_id]
+    args = ["tracetui", verb, file, "--run", run_id]
     redacted = False
     for edit in edits:
         if "=" in edit.path:  # --set splits PATH=VALUE at the first "=", and a JSON Pointer has no escape for it

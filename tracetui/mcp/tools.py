@@ -272,6 +272,30 @@ def replay_run(where: Confinement, path: str, run_id: str, edits: list[tuple[str
         return fitted(comparison_data(run_id, run, outcome))
 
 
+def diff_runs(where: Confinement, path: str, run_id: str, other_path: str, other_run_id: str,
+              page: str | None = None, limit: int = 50, seconds: float = 60.0) -> dict[str, Any]:
+    """``diff --json`` of two runs (of one file or two): both verdicts, the first divergence in words, and the
+    steps aligned by turn and lane, a page of rows at a time (the first divergence's row number is given)."""
+    from tracetui.replay.run_diff import diff_runs as diff_of
+
+    start = _start(page)
+    deadline = time.monotonic() + seconds
+    with where.opened(path) as f:
+        a = read_run(f, run_id, deadline)
+        shown_a = f.shown
+    with where.opened(other_path) as f:
+        b = read_run(f, other_run_id, deadline)
+        shown_b = f.shown
+    document = diff_of(a, b).to_json()
+    rows = document.pop("rows")
+    document["a"]["file"], document["b"]["file"] = shown_a, shown_b
+    head = fitted({**document, "rows_in_all": len(rows)}, MAX_BYTES // 2)
+    shown = Page(start, limit, MAX_BYTES - ENVELOPE_BYTES - size(head))
+    for row in rows:
+        shown.offer(row)
+    return {**head, "rows_from": start, "rows": shown.items, "next_page": shown.next_page}
+
+
 def _failing_run(f: CheckedFile, deadline: float) -> RunData:
     """The one failing run of a file, as explain picks it when no run is named."""
     failing: list[str] = []
@@ -319,7 +343,7 @@ def _until(deadline: float, scan: Callable[..., Any]) -> Callable[..., Any]:
                     raise _TimeUp
                 yield step
         finally:
-            steps.close()  # (its worker process, if any, ends with it)
+            steps.close()  # (the scan's own clean-up runs now, not when the generator is collected)
     return timed
 
 
@@ -347,4 +371,5 @@ def _start(page: str | None) -> int:
         raise ToolFailed(str(exc)) from None
 
 
-__all__ = ["PathRefused", "ToolFailed", "check_file", "explain_run", "list_runs", "replay_run", "show_run"]
+__all__ = ["PathRefused", "ToolFailed", "check_file", "diff_runs", "explain_run", "list_runs", "replay_run",
+           "show_run"]

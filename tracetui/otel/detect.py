@@ -12,6 +12,7 @@ import os
 import re
 from typing import Any, Sequence
 
+from tracetui.otel.no_runs import no_runs_error
 from tracetui.trace.reader import Problem, RunData, TraceFile, TraceReadError, open_checked, read_trace, run_name
 from tracetui.trace.source import MemorySource, TraceSource
 
@@ -96,13 +97,20 @@ def _imported(spans: Any, problems: list[Problem], label: str) -> TraceFile:
 
     runs = runs_from_spans(spans)
     if not runs:
-        if not problems:
-            detail = "an OTLP/JSON file with no span in it"
-        else:  # the reason, not a count: the first problem (check lists the first few before this)
-            more = f"; {len(problems) - 1} more problem(s)" if len(problems) > 1 else ""
-            detail = f"an OTLP/JSON file; line {problems[0].line}: {problems[0].message}{more}"
-        raise TraceReadError(f"{label}: no runs found ({detail})", problems)
+        raise no_runs_error(problems, label)
     return TraceFile(label, {r.run_id: r for r in runs}, problems)
+
+
+def read_for_check(path: str | os.PathLike[str], query: Any = None) -> Any:
+    """:func:`read_any` as ``check`` needs it: an OTLP/JSON file streamed in bounded memory, its runs kept
+    as their verdicts (:mod:`tracetui.otel.checked`); anything else as :func:`read_any` reads it."""
+    from tracetui.otel.backend import is_backend_source
+
+    if not is_backend_source(path) and is_otlp(path):
+        from tracetui.otel.checked import read_checked
+
+        return read_checked(path)
+    return read_any(path, query)
 
 
 def read_any(path: str | os.PathLike[str], query: Any = None) -> TraceFile:
@@ -118,13 +126,18 @@ def read_any(path: str | os.PathLike[str], query: Any = None) -> TraceFile:
 
 
 def open_any(paths: Sequence[str], query: Any = None) -> TraceSource:
-    """What ``tracetui open`` explores: tracetui traces are indexed in the background as before; when any
-    file is OTLP/JSON or a backend source, every one is read whole into one source (imported runs are small)."""
+    """What ``tracetui open`` explores: tracetui traces are indexed in the background as before, and so is one
+    OTLP/JSON file (its traces read as a stream: :mod:`tracetui.otel.stream_source`); several files of which
+    any is OTLP/JSON, or a backend source, are read whole into one source."""
     from tracetui.otel.backend import is_backend_source
     from tracetui.trace.index import IndexedSource
 
     if not any(is_backend_source(p) or is_otlp(p) for p in paths):
         return IndexedSource(list(paths))
+    if len(paths) == 1 and not is_backend_source(paths[0]):  # one OTLP/JSON file: read in the background
+        from tracetui.otel.stream_source import StreamedOtlpSource
+
+        return StreamedOtlpSource(paths[0])
     runs: dict[str, RunData] = {}
     problems: list[Problem] = []
     errors: list[str] = []

@@ -16,14 +16,14 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable
 
-import orjson
 
 from tracetui.otel import dialects as d, semconv as sc
+from tracetui.otel.clean import Cleaner
 from tracetui.otel.lanes import foreign_events
+from tracetui.otel.naming import Planned, root_suffixes, run_names
 from tracetui.otel.spans import Span
 from tracetui.trace.format import ANSWER_READY, LANES, OUTCOMES, RECOVERED, TRACE_VERSION
-from tracetui.trace.reader import RunData, run_name
-from tracetui.trace.writer import encode_record
+from tracetui.trace.reader import RunData
 
 SOURCE = "otel"
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
@@ -216,13 +216,13 @@ def _foreign_metrics(spans: list[Span], events: list[dict[str, Any]]) -> dict[st
             "events": len(events), "recovered": sum(1 for e in events if e["outcome"] == RECOVERED)}
 
 
-def _clean(record: dict[str, Any]) -> dict[str, Any]:
-    """The record as the writer would write it: redacted, plain JSON (secrets never reach the screen)."""
-    return orjson.loads(encode_record(record))
-
-
-def unit_run(root: Span | None, spans: list[Span], complete: bool, name: str) -> RunData:
-    """One run from its spans."""
+def unit_run(root: Span | None, spans: list[Span], complete: bool, name: str,
+             cleaner: Cleaner | None = None, verdict_only: bool = False) -> RunData:
+    """One run from its spans; its records redacted as the writer would (secrets never reach the screen),
+    by ``cleaner`` (one per import: it remembers the long strings it redacted). ``verdict_only``: its events
+    without their ``data`` (the spans' attributes, most of the bytes): enough for its verdict, as ``check``
+    needs, and nothing of the content to redact."""
+    _clean = (cleaner or Cleaner()).record
     first = root or min(spans, key=_at)
     own = root is not None and isinstance(root.attributes.get(sc.RUN_ID), str)
     start = min(s.start_ns for s in spans)
@@ -250,6 +250,8 @@ def unit_run(root: Span | None, spans: list[Span], complete: bool, name: str) ->
     data.add(_clean({"rec": "run", "run_id": name, "trace_version": TRACE_VERSION, "producer": str(producer),
                      "source": SOURCE, "otel": otel}))
     for event in events:
+        if verdict_only:
+            event = {k: v for k, v in event.items() if k != "data"}
         problem = data.add(_clean({"rec": "event", "run_id": name, **event}))
         if problem:  # a repeated seq in a hand-made file: the first is kept, as the reader does
             continue
@@ -276,28 +278,19 @@ def _at(span: Span) -> tuple[int, str]:
     return span.start_ns, span.span_id
 
 
-def _prefix_lengths(trace_ids: set[str]) -> dict[str, int]:
-    """For each trace id, how many of its hex digits name it among ``trace_ids`` (those of runs with the same
-    label): 8, or 4 more at a time where 8 are shared. Decided from the set, so file order plays no part; in
-    sorted order an id shares the most with a neighbour, so no pair is compared twice."""
-    ordered = sorted(trace_ids)
-    out = {}
-    for n, trace_id in enumerate(ordered):
-        shared = max(_common(trace_id, ordered[n - 1]) if n else 0,
-                     _common(trace_id, ordered[n + 1]) if n + 1 < len(ordered) else 0)
-        length = 8 if shared < 8 else 8 + 4 * ((shared - 8) // 4 + 1)
-        out[trace_id] = min(length, len(trace_id))
-    return out
-
-
-def _common(a: str, b: str) -> int:
-    """How many leading characters two ids share."""
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
+def plan_trace(trace_spans: list[Span]) -> list[Planned]:
+    """The runs of one trace, before naming: (root, members, complete, label, suffix); suffix None for a
+    run tracetui exported (it keeps its own id)."""
+    units = _units(trace_spans)
+    planned: list[Planned] = []
+    for i, (root, members, complete) in enumerate(units):
+        label = run_label(root, members)
+        if root is not None and sc.RUN_ID in root.attributes:
+            planned.append((root, members, complete, label, None))
+            continue
+        suffix = ("root:" + root.span_id if root else f"-{i}") if len(units) > 1 else ""
+        planned.append((root, members, complete, label, suffix))
+    return root_suffixes(planned)
 
 
 def runs_from_spans(spans: Iterable[Span], taken: Callable[[str], bool] | None = None) -> list[RunData]:
@@ -309,34 +302,8 @@ def runs_from_spans(spans: Iterable[Span], taken: Callable[[str], bool] | None =
     traces: dict[str, list[Span]] = {}
     for span in spans:
         traces.setdefault(span.trace_id, []).append(span)
-    planned: list[tuple[Span | None, list[Span], bool, str, str | None]] = []  # root, members, complete, label, suffix
-    for trace_spans in traces.values():
-        units = _units(trace_spans)
-        for i, (root, members, complete) in enumerate(units):
-            label = run_label(root, members)
-            if root is not None and sc.RUN_ID in root.attributes:
-                planned.append((root, members, complete, label, None))
-                continue
-            suffix = f"-{root.span_id[:4] if root else i}" if len(units) > 1 else ""
-            planned.append((root, members, complete, label, suffix))
-    sharing: dict[tuple[str, str], set[str]] = {}  # (label, suffix) → the traces of runs named so
-    for root, members, _, label, suffix in planned:
-        if suffix is not None:
-            sharing.setdefault((label, suffix), set()).add(members[0].trace_id)
-    lengths = {key: _prefix_lengths(ids) for key, ids in sharing.items()}
-    runs: list[RunData] = []
-    names: dict[str, int] = {}
-    listed: set[str] = set()
-
-    def is_taken(name: str) -> bool:
-        return name in listed or (taken is not None and taken(name))
-
-    for root, members, complete, label, suffix in planned:
-        if suffix is not None:
-            trace_id = members[0].trace_id
-            label = f"{label}-{trace_id[:lengths[(label, suffix)][trace_id]]}{suffix}"
-        nth = names[label] = names.get(label, 0) + 1
-        name = run_name(label, nth, is_taken)  # only a repeated exported id, or a name of another file, gets #2
-        listed.add(name)
-        runs.append(unit_run(root, members, complete, name))
-    return runs
+    planned = [unit for trace_spans in traces.values() for unit in plan_trace(trace_spans)]
+    names = run_names([(label, suffix, members[0].trace_id) for _, members, _, label, suffix in planned], taken)
+    cleaner = Cleaner()
+    return [unit_run(root, members, complete, name, cleaner)
+            for (root, members, complete, _, _), name in zip(planned, names)]

@@ -15,6 +15,7 @@ import orjson
 from tracetui.replay.pointer import (
     EditError, assign, format_pointer, list_index, no_field, parse_pointer, resolve,
 )
+from tracetui.trace.format import NOT_RERUNNABLE  # noqa: F401 - re-exported: what an imported run says
 from tracetui.trace.limits import MAX_DEPTH, too_deep
 from tracetui.trace.reader import RunData
 
@@ -55,8 +56,6 @@ def exchanges_of(run: RunData) -> list[dict[str, Any]]:
     return out
 
 
-#: what a run imported from another producer says about re-running (``"source"`` on its run line)
-NOT_RERUNNABLE = {"otel": "imported from OpenTelemetry: its inputs are not recorded, so it cannot be re-run"}
 
 
 def editable_document(run: RunData) -> dict[str, Any]:

@@ -73,9 +73,15 @@ def write_value_file(text: str) -> Path:
     """``text`` in a file named after its hash in :func:`value_folder`, written atomically; OSError when it
     cannot be."""
     data = text.encode("utf-8")
-    path = _private_folder() / f"value-{hashlib.sha256(data).hexdigest()[:20]}.txt"
+    return write_private_once(f"value-{hashlib.sha256(data).hexdigest()[:20]}.txt", data)
+
+
+def write_private_once(name: str, data: bytes) -> Path:
+    """``data`` in the file ``name`` of :func:`_private_folder`, written atomically unless it already holds
+    exactly that (the names hold a hash of their content: written by an earlier command, it is left as it is)."""
+    path = _private_folder() / name
     try:
-        if path.read_bytes() == data:  # written by an earlier explain
+        if path.read_bytes() == data:
             return path
     except OSError:
         pass

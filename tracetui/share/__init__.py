@@ -6,7 +6,7 @@ Everything from a trace reaches the page through :mod:`tracetui.share.escape`.
 """
 from tracetui.share.output import WritesOverInput, default_output, safe_name, write_beside, write_page
 from tracetui.share.page import share_page
-from tracetui.share.signature import failure_signature, masked
+from tracetui.trace.signature import failure_signature, masked
 
 __all__ = ["WritesOverInput", "default_output", "failure_signature", "masked", "safe_name", "share_page",
            "write_beside", "write_page"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from tracetui.share.escape import text
-from tracetui.share.signature import failure_signature, signature_words
+from tracetui.trace.signature import failure_signature, signature_words
 from tracetui.trace.reader import RunData
 
 

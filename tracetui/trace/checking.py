@@ -8,8 +8,11 @@ read (:func:`~tracetui.trace.verdict.decide`; its events are read back only when
 the summary alone cannot give it) and handed on in the order runs first appear,
 which is the order :func:`~tracetui.trace.reader.read_trace` lists them. So the
 verdicts, problems and counts are exactly the whole-file reader's, in memory that
-grows only by a few hundred bytes per run (~47 KiB per MiB of a realistic trace:
-benchmarks/bench_open.py).
+grows only by a few hundred bytes per run (~430 bytes: the run ids the reader's naming of
+repeated ids must remember, each run's line segments; ~47 KiB per MiB of a realistic trace:
+benchmarks/bench_open.py), beside a bounded part: the chunk being read, verdicts waiting
+behind an undecided run (at most :attr:`_InOrder.MAX_WAITING`, then spilled to a file) and
+the memos of verdicts and verdict lines (:data:`_KNOWN_VERDICTS`, 1,024 entries each).
 
 :func:`find_run` stops as soon as the run asked for has ended, so ``replay`` of a run
 near the start of a huge file reads only that far; a small file is read whole by the
@@ -39,8 +42,9 @@ if TYPE_CHECKING:
 SMALL_FILE_BYTES = 4 * 1024 * 1024
 #: chunk size of a headless scan (its working memory is a few times this)
 CHUNK_BYTES = 4 * 1024 * 1024
-#: verdicts remembered by the summary's status and first failure (runs mostly fail in a few hundred ways)
-_KNOWN_VERDICTS = 4096
+#: verdicts remembered by the summary's status and first failure (runs mostly fail in a few hundred ways;
+#: on real traces most failures are each their own, so this is also what they cost while they never repeat)
+_KNOWN_VERDICTS = 1024
 #: how often a growing input (standard input still arriving) is looked at again, in seconds
 POLL_SECONDS = 0.05
 
@@ -67,8 +71,6 @@ class StrictScan:
         short or rewritten meanwhile."""
         import time
 
-        from tracetui.trace.index.parallel import in_parallel
-
         chunk_bytes = chunk_bytes or CHUNK_BYTES
         lines = self.lines
         try:
@@ -79,8 +81,7 @@ class StrictScan:
                     raise TraceChanged(self._change("truncated"))
                 if lines.growing is not None or lines.snapshot is None:  # read as it was when first scanned
                     lines.size = size
-                steps = None if growing else in_parallel(self.scanner, chunk_bytes)
-                for _ in steps or self.scanner.steps(chunk_bytes, final=not growing):
+                for _ in self.scanner.steps(chunk_bytes, final=not growing):
                     lines.remember()
                     gc.freeze()  # what waits to be printed stays: no collection need look at it again
                     yield
@@ -130,11 +131,13 @@ class Checker(StrictScan):
     """Verdicts in the order runs first appear, and problems in line order, as they are found.
 
     ``on_verdict(verdict_dict, recovered)`` gets each run's ``check --json`` verdict;
-    ``on_problem(problem)`` each problem line.
+    ``on_problem(problem)`` each problem line; ``vouch(run_ids)``, when given, the ids of the runs of a
+    chunk whose verdicts ``keep`` is about to be given (:meth:`.verdict_lines.PrintableVerdicts.vouch`).
     """
 
     def __init__(self, item: str | os.PathLike[str] | Input, on_verdict: Callable[[Any], None],
-                 on_problem: Callable[[Problem], None], keep: Callable[[dict[str, Any]], Any] | None = None):
+                 on_problem: Callable[[Problem], None], keep: Callable[[dict[str, Any]], Any] | None = None,
+                 vouch: Callable[[list[str]], None] | None = None):
         super().__init__(item)
         self.on_verdict = on_verdict
         self.on_problem = on_problem
@@ -142,14 +145,23 @@ class Checker(StrictScan):
         # at the end of the file): its printed form is far smaller than the dict
         self.keep = keep or (lambda verdict: verdict)
         self._order = _InOrder(self.on_verdict)
+        self.vouch = vouch
         self._verdicts: dict[tuple, Any] = {}  # (status, first failure's items) -> the verdict they give
         self.problem_count = 0
 
     def run(self, chunk_bytes: int | None = None) -> None:
-        """Scan to the end and hand on every verdict; TraceReadError when the file holds no run."""
-        for _ in self.scan(chunk_bytes):
-            pass
-        self._order.finish(len(self.runs), lambda r: self.keep(self.load(r).verdict()))
+        """Scan to the end and hand on every verdict; TraceReadError when the file holds no run.
+
+        The file and the verdicts spilled to a temporary file are closed when it ends, however it ends
+        (a Ctrl-C, an error handing a verdict on): a scan is a reference cycle, so they would otherwise
+        stay open until a full collection, whether or not the caller closes the checker."""
+        try:
+            for _ in self.scan(chunk_bytes):
+                pass
+            self._order.finish(len(self.runs), lambda r: self.keep(self.load(r).verdict()))
+        finally:
+            self._order.close()
+            self.close()
         if not len(self.runs):
             detail = "it is empty" if self.lines.size == 0 else "no line is a trace record"
             raise TraceReadError(f"{self.label}: no runs found ({detail})")
@@ -162,6 +174,8 @@ class Checker(StrictScan):
         ready is taken at its word without the verdict rule's round trip (:func:`decide` would
         give the same verdict)."""
         names, decided, keep, known = self.runs.names, self._order.decided, self.keep, self._verdicts
+        if self.vouch is not None:
+            self.vouch([names[r] for r in rs])
         for r, summary in zip(rs, summaries):
             status, failure = summary.get("status"), summary.get("first_failure")
             if failure is None and status == ANSWER_READY:
@@ -252,8 +266,12 @@ class _InOrder:
             else:
                 kept = self.waiting.pop(r, None)
             self.hand_on(decide(r) if kept is None else kept)
-        if spilled is not None:
-            spilled.close()
+        self.close()
+
+    def close(self) -> None:
+        """Let the spilled verdicts' file go (it is unnamed: closing it deletes it)."""
+        if self.spilled is not None:
+            self.spilled.close()
 
 
 def _spilled(spilled: Any) -> Iterator[tuple[int, Any]]:

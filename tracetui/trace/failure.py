@@ -50,6 +50,10 @@ class Failure(Mapping[str, Any]):
     def reason(self) -> Any:
         return self._reason
 
+    def reason_unkept(self) -> Any:
+        """The reason, read back if it must be but not kept: grouping reads every failed run's once."""
+        return self._reason
+
     @classmethod
     def of(cls, failure: Mapping[str, Any] | None) -> "Failure | None":
         """From a verdict's ``first_failure`` (checked, or derived from events), keys as they are."""
@@ -119,3 +123,9 @@ class DeferredFailure(Failure):
                 return "(the reason could not be read back: the trace was closed)"
             self._reason = origin.failure_reason(self._run_name)
         return self._reason
+
+    def reason_unkept(self) -> Any:
+        if self._reason is not None:
+            return self._reason
+        origin = self._origin()
+        return origin.failure_reason(self._run_name) if origin is not None else self.reason

@@ -57,3 +57,8 @@ def version_problem(version: Any) -> str | None:
                 f"shown as far as it can be read; upgrade tracetui to read it fully")
     return (f"trace_version {shown} is not a version this tracetui reads (it reads {TRACE_VERSION}): the run is "
             f"shown as far as it can be read")
+
+
+#: run-line ``source`` values of runs imported from another producer, whose inputs were never recorded, and
+#: what each says about re-running (replay refuses them; the explorer greys E, e and i and says this)
+NOT_RERUNNABLE = {"otel": "imported from OpenTelemetry: its inputs are not recorded, so it cannot be re-run"}

@@ -190,8 +190,8 @@ def verdict_line_parts(run_id: str, verdict: Mapping[str, Any], recovered: int =
     outcome = verdict.get("outcome") or (READY if verdict.get("ready") else FAILED)
     icon = ICONS["recovered"] if outcome == READY and recovered else ICONS.get(outcome, "?")
     rest = f"  {verdict.get('status')}"
-    if verdict.get("complete") is False:
-        rest += "  (incomplete: no summary)"
+    if verdict.get("complete") is False:  # words that agree with the tally: a failed run is counted failed
+        rest += "  (incomplete: no summary)" if outcome == INCOMPLETE else "  (no summary: failed by its events)"
     ff = verdict.get("first_failure")
     if ff:
         rest += f"  {ff.get('lane')}@{ff.get('seq')}: {ff.get('reason')}"

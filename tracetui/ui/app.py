@@ -36,6 +36,17 @@ class TraceApp(App[None]):
     def __init__(self, source: TraceSource) -> None:
         super().__init__()
         self.source = source
+        self.written: list[tuple[str, str]] = []  # (what, path) of each file written: said again on exit
+
+    def wrote(self, what: str, path: object) -> None:
+        """Say that ``what`` was written to ``path``. A toast is narrow and soon gone: the whole path is
+        printed again when the explorer exits (:func:`written_lines`)."""
+        full = os.path.abspath(str(path))
+        self.written.append((what, full))
+        here = os.path.relpath(full)
+        shown = full if here.startswith("..") else here  # the shorter of the two, as the user would type it
+        message = f"wrote {printable(what)} to {printable(shown)} (printed again on exit)"
+        self.notify(message, markup=False, timeout=8)
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen(self.source)
@@ -175,12 +186,19 @@ def run_app(paths: list[str], follow: bool = False, query: Any = None) -> None:
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     app.run(loop=loop)
+    for line in written_lines(app):
+        print(line)
     _exit_past_long_work(source, app.return_code or 0)
     loop.run_until_complete(loop.shutdown_default_executor())
     asyncio.set_event_loop(None)
     loop.close()
     if app.return_code:
         raise SystemExit(app.return_code)
+
+
+def written_lines(app: TraceApp) -> list[str]:
+    """What the session wrote, one line a file, printed once the terminal is restored."""
+    return [f"tracetui: wrote {printable(what)} to {printable(path)}" for what, path in app.written]
 
 
 def _exit_past_long_work(source: TraceSource, code: int) -> None:

@@ -7,7 +7,7 @@ Verdicts (status, first failure) are never derived here: they come from
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from operator import attrgetter, countOf
 from typing import Any, Iterable, Sequence
 
@@ -46,20 +46,35 @@ def run_icon(entry: RunEntry) -> str:
     return VERDICT_ICONS.get(entry.outcome, "?")
 
 
+@dataclass(eq=False)
+class EventMatches:
+    """The runs whose events hold ``text``, as a search inside events finds them (it adds to ``runs``
+    as it goes: :mod:`tracetui.triage.event_search`); ``progress`` is None once it is done."""
+
+    text: str
+    runs: set[tuple[int, str]] = field(default_factory=set)  # (file, listed run id)
+    progress: float | None = 0.0
+
+
 @dataclass(frozen=True)
 class RunQuery:
     """What the run list shows: a text filter, a status filter, a lane filter, a responsibility
-    filter (whose failure it was: see :mod:`tracetui.trace.responsibility`) and a sort."""
+    filter (whose failure it was: see :mod:`tracetui.trace.responsibility`) and a sort. The text
+    matches a run's id, scenario, ablation or status at once, and its events through ``found``
+    (the runs a search of their events found for that same text)."""
 
     text: str = ""
     status: str = "all"
     lane: str | None = None
     sort: str = "file"
     responsibility: str | None = None
+    found: EventMatches | None = field(default=None, compare=False)
+    #: a failure group expanded from the grouped view (g, enter): only its runs (its rows grow while indexing)
+    group: Any = field(default=None, compare=False)
 
     @property
     def is_identity(self) -> bool:
-        return not self._filters and self.sort == "file"
+        return not self._filters and self.group is None and self.sort == "file"
 
     def cycled(self, field: str) -> "RunQuery":
         if field == "status":
@@ -73,9 +88,12 @@ class RunQuery:
         raise ValueError(field)
 
     def describe(self) -> str:
-        parts = []
+        parts = [f"group {self.group.count:,}× {printable(self.group.lane or '—')} "
+                 f"{printable(self.group.code)}"] if self.group is not None else []
         if self.text:
             parts.append(f"“{printable(self.text)}”")
+            if self.found is not None and self.found.text == self.text and self.found.progress is not None:
+                parts.append(f"searching events {self.found.progress:.0%}")
         if self.status != "all":
             parts.append(self.status)
         if self.lane:
@@ -98,17 +116,22 @@ class RunQuery:
         if self.text:
             needle = self.text.lower()
             hay = (entry.run_id, entry.scenario or "", entry.ablation or "", entry.status)
-            if not any(needle in h.lower() for h in hay):
+            if not any(needle in h.lower() for h in hay) and not self.found_in_events(entry):
                 return False
         return True
+
+    def found_in_events(self, entry: RunEntry) -> bool:
+        """Whether the search inside events found the query's text in this run."""
+        found = self.found
+        return found is not None and found.text == self.text and (entry.shape.source, entry.run_id) in found.runs
 
     def apply(self, entries: Sequence[RunEntry]) -> Sequence[int]:
         """Indices into ``entries`` in display order; a ``range`` (no copy) when nothing filters."""
         if self.is_identity:
             return range(len(entries))
         memo: dict[int, str | None] = {}  # within the pass the rows hold their failures: ids stay theirs
-        view = ([i for i, e in enumerate(entries) if self.matches(e, memo)] if self._filters
-                else list(range(len(entries))))
+        rows = range(len(entries)) if self.group is None else _group_rows(self.group, len(entries))
+        view = [i for i in rows if self.matches(entries[i], memo)] if self._filters else list(rows)
         key = _SORT_KEYS.get(self.sort)
         if key is not None:
             view.sort(key=lambda i: key(entries[i]))
@@ -117,6 +140,15 @@ class RunQuery:
     @property
     def _filters(self) -> bool:
         return bool(self.text) or self.status != "all" or self.lane is not None or self.responsibility is not None
+
+
+def _group_rows(group: Any, count: int) -> Sequence[int]:
+    """A failure group's rows (a copy: they grow while indexing) that the list holds (none past its end,
+    after a reload)."""
+    from bisect import bisect_left
+
+    rows = group.rows[:]
+    return rows if not rows or rows[-1] < count else rows[:bisect_left(rows, count)]
 
 
 def run_responsibility(entry: RunEntry, memo: dict[int, str | None] | None = None) -> str | None:

@@ -15,8 +15,7 @@
 - :mod:`.source`, :mod:`.publishing`, :mod:`.files`, :mod:`.entries`: :class:`IndexedSource`,
   the explorer's source of RunEntry rows (made from summary lines, rows alike sharing their
   shape), which also follows growing files;
-- :mod:`.changes`: noticing a file truncated, replaced, rewritten or grown while open;
-- :mod:`.parallel`: a scan's steps (the explorer's, check's, replay's) prepared partly in a worker process.
+- :mod:`.changes`: noticing a file truncated, replaced, rewritten or grown while open.
 
 numpy is imported by the scan itself, not by this package, so opening the explorer
 does not wait for it.
@@ -37,8 +36,7 @@ __all__ = sorted(_HOMES)
 
 
 def __getattr__(name: str) -> Any:
-    """The package's names, imported on first use: the worker process (:mod:`.parallel`) imports only
-    what preparing a range needs, so it starts sooner."""
+    """The package's names, imported on first use: a scan imports only what it needs."""
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

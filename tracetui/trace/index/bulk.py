@@ -7,7 +7,7 @@ numbered in order of their first line, each item becomes a segment chained after
 its run's last one, event counts are added per run. What the chunk alone decides
 (its items, the run lines' fields read by a regex over the writer's layout, the
 summary lines decoded together and made into run-list fields) is found where the
-chunk is read (:mod:`.items`), maybe by the worker process. Runs of two writers
+chunk is read (:mod:`.items`). Runs of two writers
 appending to one file interleave freely within a chunk: their items are chained
 per run.
 

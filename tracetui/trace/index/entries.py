@@ -2,8 +2,8 @@
 
 A summary gives its row's fields (:func:`row_fields`) when it says everything the row shows; a run
 whose summary does not (or that has none) gets its row from its parsed lines instead. A chunk
-linked in bulk has its summaries' fields read where the chunk is read (:class:`ChunkRows`, maybe in
-the worker process); only the rows are made here (:class:`RowMaker`).
+linked in bulk has its summaries' fields read where the chunk is read (:class:`ChunkRows`); only
+the rows are made here (:class:`RowMaker`).
 
 A huge trace has one row per run, and most runs fail in a few hundred ways: first failures are
 shared between rows (one :class:`~tracetui.trace.failure.Failure` per distinct one), and so are
@@ -82,8 +82,8 @@ def _count(value: Any) -> int:
 
 @dataclass(slots=True)
 class ChunkRows:
-    """The row fields of a chunk's summaries (:func:`row_fields`), made without the scan's state (in the
-    worker process, when one prepares the chunk) and sent as a few lists.
+    """The row fields of a chunk's summaries (:func:`row_fields`), made without the scan's state, as a
+    few lists.
 
     Per summary: ``made``; ``status``: a number in ``statuses``; ``failure``: a number in ``failures``
     (each distinct one once), -1 when it has none; its three counts.

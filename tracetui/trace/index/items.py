@@ -1,5 +1,5 @@
 """What linking a chunk in bulk needs that the chunk's bytes alone decide: made where the chunk is
-read, so that a worker process (:mod:`.parallel`) does it while this one links.
+read, before anything is linked.
 
 Bulk linking (:mod:`.bulk`) takes a chunk whose lines are all fast or blank. Its *items*
 (:mod:`.classify`) and their run ids, the checks that need no run table (a run line is the

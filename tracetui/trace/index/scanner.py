@@ -37,7 +37,7 @@ from tracetui.trace.index.layout import summary_of
 from tracetui.trace.index.lines import FileLines
 from tracetui.trace.index.runs import _INTERNED_BYTES as _INTERNED
 from tracetui.trace.index.runs import RunTable, intern_bytes, intern_name
-from tracetui.trace.index.steps import NotSentWhole, Prepared, prepare
+from tracetui.trace.index.steps import Prepared, prepare
 from tracetui.trace.reader import LongLine, parse_line, record_warning
 
 
@@ -85,19 +85,6 @@ class Scanner:
                 return
             yield consumed
 
-    def prepared_steps(self, steps: Iterator[Prepared]) -> Iterator[int]:
-        """Apply steps prepared elsewhere, in order (:mod:`.parallel` checks a worker's steps against the
-        file before it hands them on). NotSentWhole when one needs what the worker did not send (its
-        bytes, its lines' classification): nothing of that step is linked yet."""
-        f = self.lines
-        for prepared in steps:
-            if prepared.start != f.pos:  # pragma: no cover - a broken pipeline
-                raise RuntimeError(f"{f.path}: step at {prepared.start} applied at {f.pos}")
-            consumed = self.apply(prepared)
-            if not consumed:
-                return
-            yield consumed
-
     def prepare(self, start: int, size: int, chunk_bytes: int, final: bool) -> Prepared:
         """Read and classify the step from ``start`` (see :func:`.steps.prepare`)."""
         return prepare(self.lines, self.strict, start, size, chunk_bytes, final)
@@ -125,8 +112,6 @@ class Scanner:
 
         if link_in_bulk(self, base, chunk, validation, items):
             return
-        if chunk is None or (not buf and size):
-            raise NotSentWhole()
         self.validation = validation
         first = self.lines.lineno + 1  # line number of the chunk's line 0
         starts, ends, kinds, id_start, id_end = chunk.lists()
@@ -228,7 +213,7 @@ class Scanner:
 
     def _run_id(self, buf: bytes, start: int, end: int) -> str:
         """A fast line's run id. It was valid UTF-8 where the line was classified: when not here, the
-        worker classified bytes that have changed since (TraceChanged)."""
+        bytes changed since (TraceChanged)."""
         try:
             return buf[start:end].decode("utf-8")
         except UnicodeDecodeError:

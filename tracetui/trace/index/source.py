@@ -122,7 +122,6 @@ class IndexedSource(Publishing):
         self._validated: set[tuple[int, int]] = set()  # (file, run) fully parsed once the file was done
         self._order = {path: n for n, path in enumerate(self.paths)}
         self._row_maker = RowMaker()
-        self._head_start: Any = None  # a worker started before the scan (start_worker)
         self._scan_lock = threading.Lock()
         self._lock = threading.Lock()  # guards swapping the entry list and the load-time problems
         self.bytes_total = sum(f.lines.size for f in files)
@@ -173,6 +172,11 @@ class IndexedSource(Publishing):
                 self._replace({k: entry_from_run(data, f.source)})
         data.events.sort(key=_seq)
         return data
+
+    def indexed_files(self) -> Sequence[FileIndex]:
+        """Each file's lines and runs as indexed so far, for a search of their raw lines
+        (:mod:`tracetui.triage.event_search`); read-only."""
+        return self._files
 
     # -- watching the files ---------------------------------------------------------------------
     def changes(self) -> list[Change]:
@@ -241,13 +245,7 @@ class IndexedSource(Publishing):
             self.bytes_total += size - lines.size
             lines.size = size
         final = not growing
-        from tracetui.trace.index.parallel import in_parallel  # a worker process prepares ranges beside an idle core
-
-        head, self._head_start = self._head_start, None
-        if growing and head is not None:
-            head.stop()
-        steps = None if growing else in_parallel(f.scanner, step, head)  # type: ignore[arg-type]
-        for consumed in steps or f.scanner.steps(step, final):  # type: ignore[union-attr]
+        for consumed in f.scanner.steps(step, final):  # type: ignore[union-attr]
             self.bytes_done += consumed
             lines.remember()
             self._list()
@@ -279,18 +277,7 @@ class IndexedSource(Publishing):
             self.following = following
         return self
 
-    def start_worker(self) -> None:
-        """Start, now, the worker process that will help index a big file (:mod:`.parallel`): the
-        explorer does while it draws its first frame, so the worker's start-up is not the index's."""
-        if len(self._files) == 1 and not self.following and self._head_start is None:
-            from tracetui.trace.index.parallel import head_start
-
-            self._head_start = head_start(self._files[0].scanner, DEFAULT_CHUNK_BYTES)  # type: ignore[arg-type]
-
     def close(self) -> None:
-        head, self._head_start = self._head_start, None
-        if head is not None:
-            head.stop()
         for f in self._files:
             f.close()
 

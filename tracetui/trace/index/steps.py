@@ -3,7 +3,7 @@
 A step is ``chunk_bytes`` of whole lines, or the one line longer than that: a line over
 the limit is measured (its end found by reading on) but never held. The result, a
 :class:`Prepared`, is linked to runs by :meth:`.scanner.Scanner.apply`. Preparing needs
-nothing but the file, so it may happen in another process (:mod:`.parallel`).
+nothing but the file.
 """
 from __future__ import annotations
 
@@ -26,13 +26,7 @@ MAX_LINES_PER_STEP = 1 << 16
 
 @dataclass
 class Prepared:
-    """A step read and classified, ready to be linked: bytes [start, end) of the file.
-
-    Pickled without its bytes (``__getstate__``): a worker process sends what linking needs (its
-    items; its classification too, unless bulk linking is all it should need) and how it read the
-    bytes (``worker_read``, :class:`~tracetui.trace.index.parallel.WorkerRead`); the scan reads the
-    bytes again (they are in the page cache) only to check them or when linking needs them
-    (:class:`NotSentWhole`)."""
+    """A step read and classified, ready to be linked: bytes [start, end) of the file."""
 
     start: int
     end: int  # == start: nothing to do yet (a line is still being written)
@@ -43,16 +37,6 @@ class Prepared:
     validation: Any = None
     items: Any = None  # what bulk linking needs that the chunk alone decides (None: the per-line path)
     too_long: int | None = None  # a line over the limit: its length (reported, never held)
-    worker_read: Any = None  # prepared by the worker: how it read the bytes (:mod:`.parallel`)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "buf": b""}
-
-
-
-class NotSentWhole(Exception):
-    """Linking a step the worker prepared needs what it did not send: its bytes (not read here) or its
-    lines' classification (not sent). Nothing was linked yet: complete it and link it again."""
 
 
 def prepare(lines: FileLines, strict: bool, start: int, size: int, chunk_bytes: int, final: bool) -> Prepared:

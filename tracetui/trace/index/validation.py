@@ -64,10 +64,6 @@ class Validation:
     def seq(self, line: int) -> Any:
         return int(self.seqs[line])
 
-    def __getstate__(self) -> dict[str, Any]:  # sent back by a worker process: only what the scan needs
-        return {"seqs": self.seqs, "summaries": self.summaries, "odd_versions": self.odd_versions, "buf": b"",
-                "size": self.size, "max_depth": self.max_depth}
-
     def __call__(self, chunk: Any, a: Any, fast: Any) -> Any:
         buf, starts, ends, kinds = self.buf, chunk.starts, chunk.ends, chunk.kinds
         self.starts, self.ends = starts, ends

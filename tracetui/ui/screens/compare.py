@@ -93,6 +93,8 @@ class CompareScreen(Screen[None]):
         Binding("left", "step(-1)", "previous step", show=False, id="compare.step_prev"),
         Binding("e", "edit_again", "edit again", id="compare.edit"),
         Binding("w", "write", "write", id="compare.write"),
+        Binding("y", "copy", "copy", tooltip="copy the replay command with these edits, or the run id",
+                id="compare.copy"),
         Binding("q", "quit", "quit", id="compare.quit"),
     ]
 
@@ -197,6 +199,29 @@ class CompareScreen(Screen[None]):
         self.written = None
         self.show_outcome()
 
+    def action_copy(self) -> None:
+        """The replay command that makes this re-run (the original's file, or a copy of a run from standard input,
+        with each edit as --set), or the run id."""
+        from tracetui.explain.candidate import Edit
+        from tracetui.explain.command import printed_command
+        from tracetui.ui.clipboard import clipboard_value, command_file_or_say, copy_command, copy_text
+        from tracetui.ui.screens.copy_menu import CopyChoice, open_copy_menu
+
+        o = self.outcome
+        run = o.original
+
+        def copy_replay() -> None:
+            file = command_file_or_say(self, self.original_path, run)
+            if file is not None:
+                copy_command(self, "the replay command", printed_command(
+                    file, run.run_id, run, [Edit(path, value) for path, value in o.edits], self.command))
+
+        sets = " ".join(f"--set {path}=…" for path, _ in o.edits)
+        open_copy_menu(self, f"copy from the re-run of {run.run_id}", [
+            CopyChoice("r", "replay command", f"tracetui replay … --run {run.run_id} {sets}", copy_replay),
+            CopyChoice("i", "run id", run.run_id, lambda: copy_text(self, "the run id", clipboard_value(run.run_id))),
+        ])
+
     def action_write(self) -> bool:
         try:
             path = save_records(self.outcome.records, self.original_path, self.outcome.replayed.run_id)
@@ -204,6 +229,6 @@ class CompareScreen(Screen[None]):
             self.notify(f"could not write: {printable(exc.strerror or str(exc))}", severity="error", markup=False)
             return False
         self.written = str(path)
-        self.notify(f"wrote the edited run to {printable(str(path))}", markup=False)
+        self.app.wrote("the edited run", path)
         self.show_outcome()
         return True

@@ -6,7 +6,8 @@ nearest field), the value must be JSON of the field's type (string fields take t
 as typed). When the path changes, the value box follows it, unless the user has
 typed a value of their own. An object or a list is edited as JSON over several lines.
 Nothing runs until the edit is valid; Enter (ctrl+s in the JSON editor) applies,
-Escape cancels.
+one Escape cancels (the JSON editor never keeps it). The dialog fits the terminal: the JSON
+editor is as tall as the room left, so the keys below it stay on screen.
 """
 from __future__ import annotations
 
@@ -52,6 +53,10 @@ def shown_path(path: str) -> str:
     return format_pointer(parts)
 
 
+#: the JSON editor's height when the terminal has the room
+JSON_ROWS = 12
+
+
 def is_container(value: Any) -> bool:
     return isinstance(value, (dict, list))
 
@@ -62,7 +67,8 @@ class EditScreen(ModalScreen[tuple[str, Any] | None]):
     CSS_PATH = "../styles/replay.tcss"
 
     BINDINGS = [
-        Binding("escape", "cancel", "cancel", id="edit.cancel"),
+        # priority: the JSON editor (tab indents) would take escape to move the focus on, leaving the dialog open
+        Binding("escape", "cancel", "cancel", key_display="esc", priority=True, id="edit.cancel"),
         Binding("ctrl+s", "apply", "re-run with this edit", priority=True, id="edit.apply"),
     ]
 
@@ -90,6 +96,21 @@ class EditScreen(ModalScreen[tuple[str, Any] | None]):
     def on_mount(self) -> None:
         self._load_current(self.initial_path, fill=True)
         self._value_widget().focus()
+        self.call_after_refresh(self._fit_json)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_json)
+
+    def _fit_json(self) -> None:
+        """The JSON editor takes the rows the rest of the dialog leaves (3 to 12), so the dialog never
+        runs past the screen's bottom and hides its keys."""
+        box = self.query_one("#edit-box")
+        editor = self.query_one("#edit-json", TextArea)
+        others = sum(w.outer_size.height for w in box.children if w is not editor and w.display)
+        room = self.size.height - others - box.styles.gutter.height
+        height = max(3, min(JSON_ROWS, room))
+        if editor.styles.height is None or editor.styles.height.value != height:
+            editor.styles.height = height
 
     # -- the value box: one line for a value, several for an object or list ------------------------
     def _value_widget(self) -> Input | TextArea:
@@ -111,6 +132,7 @@ class EditScreen(ModalScreen[tuple[str, Any] | None]):
         keys = "ctrl+s re-run with this edit" if multiline else "enter re-run with this edit"
         self.query_one("#edit-help", Static).update(
             Text(f"{keys} · esc cancel · the original trace is never modified", style="dim"))
+        self.call_after_refresh(self._fit_json)
 
     def _load_current(self, path: str, fill: bool) -> None:
         current = self.query_one("#edit-current", Static)

@@ -283,14 +283,12 @@ class FixesScreen(ModalScreen[Proof | None]):
         if proof is None:
             self.notify("no proven fix to copy", timeout=2)
             return
-        printed = printed_command(self.original_path, self.run.run_id, self.run, proof.edits, proof.command)
-        command = printed.text
-        if command is None or printable(command) != command:  # pasted, an ESC[201~ ends a shell's bracketed paste early
-            why = printed.why_not or "the replay command holds a control character or a secret from the trace"
-            self.notify(printable(f"{why}: not copied"), severity="warning", markup=False, timeout=4)
-            return
-        self.app.copy_to_clipboard(command)
-        self.notify(printable(f"copied: {command}"), markup=False, timeout=4)
+        from tracetui.ui.clipboard import command_file_or_say, copy_command
+
+        file = command_file_or_say(self, self.original_path, self.run)  # standard input: a copy of the run
+        if file is not None:
+            copy_command(self, "the replay command",
+                         printed_command(file, self.run.run_id, self.run, proof.edits, proof.command))
 
     def action_close(self) -> None:
         self.workers.cancel_group(self, "explain")

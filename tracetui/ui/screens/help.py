@@ -28,21 +28,32 @@ LEGEND = [
     ("● 200", "green", "a boundary crossed fine"),
     ("↺ 429", "#ffaf00", "a failure the loop overcame: visible, never the verdict"),
     ("✗ denied◀", "bold bright_white on red", "the first failing boundary (also ▶ on its lane)"),
-    ("─ not reached", "dim", "a lane the run never got to"),
+    ("─ not reached", "dim", "a lane a failed run never got to (“not needed” on a run that passed)"),
+    ("1 2 …", "cyan", "in a narrow run list of several files: the run's file, in the order they were named"),
+    ("● fn  ✗ no", "dim", "on a narrow terminal, short words (fn: tool calls, txt: text, no: denied); the event pane says it whole"),
     ("guard", RESPONSIBILITY_STYLES["guard"],
      "whose failure (model, harness, environment, or a guard that held): the banner says; b filters"),
 ]
 #: What each focusable pane is called, for the tab order.
 PANE_NAMES = {"filter": "filter box", "runs": "run list", "lanes": "lane summary", "swimlanes": "swimlanes",
-              "detail": "event detail", "compare-scroll": "compare view"}
+              "detail": "event detail", "compare-scroll": "compare view", "groups": "failure groups"}
 
 Row = tuple[str, str]
 ARROWS = {"down": "↓", "up": "↑", "left": "←", "right": "→"}
 
 
+#: Textual's own keys, in this project's words (its defaults are capitalised sentences of another voice)
+TEXTUAL_WORDS = {"quit": "quit (as q)", "command_palette": "the command palette: find any command by name"}
+
+
 def describe(binding: Binding) -> str:
     """A binding's words for the help: its tooltip when it has one (the footer label is kept short)."""
-    return binding.tooltip or binding.description or binding.action.replace("_", " ")
+    if binding.action in TEXTUAL_WORDS and binding.description[:1].isupper():
+        return TEXTUAL_WORDS[binding.action]
+    if binding.tooltip:
+        return binding.tooltip
+    words = binding.description or binding.action.replace("_", " ")
+    return words.lower() if words[:1].isupper() else words  # Textual's "Scroll Up" in this help's voice
 
 
 #: Textual's own keys that the help says once, elsewhere (tab and shift+tab head the list, with the

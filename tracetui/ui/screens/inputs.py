@@ -58,6 +58,8 @@ class InputsScreen(ModalScreen[tuple[str, Any] | None]):
     CSS_PATH = "../styles/replay.tcss"
     BINDINGS = [
         Binding("e", "edit", "edit this field", id="inputs.edit"),
+        Binding("y", "copy", "copy the path or the value", tooltip="copy the field's JSON Pointer path or its value",
+                id="inputs.copy"),
         Binding("escape", "close", "back", key_display="esc", id="inputs.close"),
     ]
 
@@ -71,7 +73,8 @@ class InputsScreen(ModalScreen[tuple[str, Any] | None]):
         with Vertical(id="inputs-box"):
             yield Tree(Text(printable(f"inputs of {self.run.run_id}")), id="inputs-tree")
             yield Static(Text.assemble((" enter ", "bold #ffaf00"), "open or edit  ", (" e ", "bold #ffaf00"),
-                                       "edit (objects as JSON)  ", (" esc ", "bold #ffaf00"), "back"), id="inputs-keys")
+                                       "edit (objects as JSON)  ", (" y ", "bold #ffaf00"), "copy  ",
+                                       (" esc ", "bold #ffaf00"), "back"), id="inputs-keys")
 
     def on_mount(self) -> None:
         self.query_one("#inputs-box").border_title = Text(one_line(f"inputs of {self.run.run_id}", 80))  # never markup
@@ -118,6 +121,23 @@ class InputsScreen(ModalScreen[tuple[str, Any] | None]):
         node = self.query_one(Tree).cursor_node
         if node is not None and node.data is not None:
             self.open_editor(node)
+
+    def action_copy(self) -> None:
+        """The field's JSON Pointer path (as ``replay --set`` takes it) or its value (as the tree shows it)."""
+        from tracetui.ui.clipboard import clipboard_value, copy_text
+        from tracetui.ui.screens.copy_menu import CopyChoice, open_copy_menu
+
+        node = self.query_one(Tree).cursor_node
+        if node is None or node.data is None:
+            self.notify("no field selected", timeout=2)
+            return
+        parts, value = node.data
+        path = format_pointer(parts)
+        preview = summary(value) if isinstance(value, (dict, list)) else clipboard_value(value)  # a big one: later
+        open_copy_menu(self, f"copy {path}", [
+            CopyChoice("p", "path", path, lambda: copy_text(self, "the path", clipboard_value(path))),
+            CopyChoice("v", "value", preview, lambda: copy_text(self, f"the value of {path}", clipboard_value(value))),
+        ])
 
     def open_editor(self, node: TreeNode) -> None:
         parts, _ = node.data

@@ -58,16 +58,13 @@ class LiveSource:
     def start_scan(self) -> None:
         self.scanning = hasattr(self.source, "scan")  # type: ignore[attr-defined]
         if self.scanning:  # after the first frame is drawn: drawing it and indexing share one interpreter lock
-            start_worker = getattr(self.source, "start_worker", None)  # type: ignore[attr-defined]
-            if start_worker is not None:  # (a second process: it starts while the frame is drawn)
-                start_worker()
             self._generation += 1
             self.call_after_refresh(self._first_scan, self._generation, self.source)  # type: ignore[attr-defined]
         self.set_interval(WATCH_SECONDS, self.watch_files, name="watch files")  # type: ignore[attr-defined]
 
     def _first_scan(self, generation: int, source: Any) -> None:
         """The first scan, once the first frame is drawn; a reload meanwhile scans its own source (this
-        one is then closed, its worker process with it)."""
+        one is then closed)."""
         if generation == self._generation:
             self.scan_source(generation)
         else:

@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -21,10 +21,15 @@ from tracetui.trace.index.changes import TraceChanged
 from tracetui.trace.safe_text import printable
 from tracetui.trace.source import RunEntry, TraceSource
 from tracetui.ui.model import RunQuery, call_ids_of, failed_count, lane_counts
+from tracetui.ui.run_facts import calls_words, rerun_refusal
 from tracetui.ui.screens.explain_actions import EXPLAIN_BINDINGS, ExplainActions
 from tracetui.ui.screens.live import LIVE_BINDINGS, LiveSource, ScanProgress, no_runs_report  # noqa: F401 - re-exported
 from tracetui.ui.screens.replay_actions import REPLAY_BINDINGS, ReplayActions
 from tracetui.ui.screens.share_actions import SHARE_BINDINGS, ShareActions
+from tracetui.ui.screens.copy_actions import COPY_BINDINGS, CopyActions
+from tracetui.ui.screens.group_actions import GROUP_BINDINGS, GroupActions
+from tracetui.ui.screens.run_compare_actions import RUN_COMPARE_BINDINGS, RunCompareActions
+from tracetui.ui.screens.search_actions import SEARCH_BINDINGS, SearchActions
 from tracetui.ui.widgets.detail import DetailPane
 from tracetui.ui.widgets.filter_box import FilterBox
 from tracetui.ui.widgets.header import HeaderBar
@@ -42,17 +47,21 @@ MAIN_BINDINGS = [
     Binding("left", "step(-1)", "previous step", show=False, key_display="←", id="step_prev"),
     Binding("f", "first_failure", "first failure", show=False, tooltip="this run's first failure", id="first_failure"),
     Binding("n", "next_failure(1)", "next fail", key_display="n",
-            tooltip="next failed run, at its first failure", id="next_failure"),
-    Binding("N", "next_failure(-1)", "previous failure", show=False, tooltip="previous failed run",
-            id="prev_failure"),
+            tooltip="next failed run, at its first failure; while a search text is set: the next event "
+                    "holding it",
+            id="next_failure"),
+    Binding("N", "next_failure(-1)", "previous failure", show=False,
+            tooltip="previous failed run; while a search text is set: the previous event holding it", id="prev_failure"),
     *EXPLAIN_BINDINGS[:1],
     *REPLAY_BINDINGS,
     *SHARE_BINDINGS,
     *EXPLAIN_BINDINGS[1:],
-    Binding("c", "partner(1)", "call partner", show=False, tooltip="next event of the same tool call",
-            id="partner_next"),
-    Binding("C", "partner(-1)", "previous call partner", show=False, id="partner_prev"),
-    Binding("slash", "search", "search", key_display="/", tooltip="filter runs by text (enter or ↓ back to the list)",
+    Binding("c", "partner(1)", "next call partner", show=False,
+            tooltip="next event of the same tool call (its call partner)", id="partner_next"),
+    Binding("C", "partner(-1)", "previous call partner", show=False,
+            tooltip="previous event of the same tool call (its call partner)", id="partner_prev"),
+    Binding("slash", "search", "search", key_display="/",
+            tooltip="filter runs by text, in their events too (enter or ↓ back to the list; n N: matches)",
             id="search"),
     Binding("t", "cycle('status')", "status filter", show=False, id="status_filter"),
     Binding("l", "cycle('lane')", "lane filter", show=False, id="lane_filter"),
@@ -65,7 +74,15 @@ MAIN_BINDINGS = [
     *LIVE_BINDINGS,
     Binding("v", "whole_value", "whole event", show=False, tooltip="the selected event whole, however large",
             id="whole_value"),
+    *SEARCH_BINDINGS,
+    *GROUP_BINDINGS,
+    *RUN_COMPARE_BINDINGS,
+    *COPY_BINDINGS,
 ]
+#: the actions that re-run the shown run: offered only when it can be (an imported run cannot)
+RERUN_ACTIONS = frozenset({"edit", "fixes", "inputs"})
+#: their keys: pressed on a run that cannot be re-run, the screen says why (Textual runs no greyed action)
+RERUN_KEYS = frozenset(b.key for b in MAIN_BINDINGS if b.action in RERUN_ACTIONS)
 #: Keys the filter box hands to the screen when, as text, they would leave no run to show.
 #: Quitting, reloading and following are not among them: a typo must never close the app or drop
 #: what it shows.
@@ -73,7 +90,8 @@ FILTER_HANDS_OVER = frozenset(b.key for b in MAIN_BINDINGS
                               if len(b.key) == 1 and b.id not in ("reload", "follow")) | {"question_mark"}
 
 
-class MainScreen(LiveSource, ReplayActions, ShareActions, ExplainActions, Screen):
+class MainScreen(LiveSource, ReplayActions, ShareActions, ExplainActions, SearchActions, GroupActions,
+                 RunCompareActions, CopyActions, Screen):
     BINDINGS = MAIN_BINDINGS
     HELP_TITLE = "runs and steps"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-normal"), (180, "-wide")]
@@ -91,6 +109,8 @@ class MainScreen(LiveSource, ReplayActions, ShareActions, ExplainActions, Screen
         self.scanning = False
         self._filter_timer: Timer | None = None
         self.agent_commands: dict[str, list[str]] = {}  # file -> the command its recorded agent runs with (E)
+        self.rerunnable = False  # whether the shown run can be re-run (E, e, i): an imported one cannot
+        self.rerun_refusal: str | None = None  # why not, in words (said when one of those keys is pressed)
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(self.source.label, id="header")
@@ -99,7 +119,7 @@ class MainScreen(LiveSource, ReplayActions, ShareActions, ExplainActions, Screen
             with Vertical(id="runs-pane"):
                 yield FilterBox(placeholder="/ filter runs…", id="filter")
                 yield Label(id="query")
-                yield RunList(id="runs")
+                yield RunList(id="runs", files=getattr(self.source, "paths", None))
                 yield LaneSummary(id="lanes")
             with Vertical(id="run-pane"):
                 yield VerdictBanner(id="verdict")
@@ -185,6 +205,8 @@ class MainScreen(LiveSource, ReplayActions, ShareActions, ExplainActions, Screen
         """Load ``entry`` and show its verdict, lanes and title (nothing when None)."""
         error = None
         inputs = None
+        loaded = True
+        self.rerunnable, self.rerun_refusal = False, None
         self.shown = entry
         self.events = []
         if entry is None:
@@ -193,30 +215,38 @@ class MainScreen(LiveSource, ReplayActions, ShareActions, ExplainActions, Screen
             try:
                 run = self.source.load(entry)
                 self.events, inputs = list(run.events), run.inputs
+                self.rerun_refusal = rerun_refusal(run)
+                self.rerunnable = self.rerun_refusal is None
             except TraceChanged as exc:  # the file changed on disk: say so, offer to reload
-                error = f"could not load this run: {exc}; r reloads the file"
+                error, loaded = f"could not load this run: {exc}; r reloads the file", False
+                self.rerun_refusal = "this run could not be loaded, so it cannot be re-run; r reloads the file"
                 if not self.change_notice:
                     self.call_later(self.file_changed, str(exc))
             except Exception as exc:  # noqa: BLE001 - a broken run must not close the app
-                error = f"could not load this run: {exc}"
+                error, loaded = f"could not load this run: {exc}", False
+                self.rerun_refusal = "this run could not be loaded, so it cannot be re-run"
             if self.source.runs() is not self.entries:  # loading found bad lines: the verdict changed
                 self.call_later(self.refresh_runs)
             pane = self.query_one("#run-pane")
             title = Text(f"run {printable(entry.run_id)}")
+            if error is None and not self.rerunnable:  # first: at 80 columns the title's end is cut
+                title.append(" · imported: no re-run")
             if entry.scenario:
                 title.append(f" · scenario {printable(entry.scenario)}")
             if entry.ablation and entry.ablation != "complete":
                 title.append(f" · {printable(entry.ablation)}")
-            title.append(f" · {_count(entry.model_calls, 'model call')} · {_count(entry.tool_calls, 'tool call')}")
+            title.append(f" · {calls_words(entry, self.events)}")
             pane.border_title = title
         if error is None and self.change_notice and entry is not None:
             error = f"{self.change_notice}: this may be stale; r reloads"
-        self.query_one(VerdictBanner).show(entry, error, inputs)
+        self.query_one(VerdictBanner).show(entry, error, inputs, loaded=loaded)
+        self.refresh_bindings()  # E, e and i are offered only for a run that can be re-run (check_action)
         self.query_one(SwimLanes).show_run(entry, self.events)
 
     def on_swim_lanes_event_selected(self, message: SwimLanes.EventSelected) -> None:
         compact = self.has_class("-narrow")
         self.query_one(DetailPane).show(message.event, self.events, compact)
+        self.reveal_match()  # the search text marked in it (and scrolled to, after n/N)
 
     @on(LaneSummary.LaneChosen)
     def lane_chosen(self, message: LaneSummary.LaneChosen) -> None:
@@ -224,7 +254,9 @@ class MainScreen(LiveSource, ReplayActions, ShareActions, ExplainActions, Screen
 
     @on(Input.Changed, "#filter")
     def filter_changed(self, message: Input.Changed) -> None:
-        """Filter as you type; on huge files wait for a pause in typing (each pass is ~0.1 s per 200k runs)."""
+        """Filter as you type; on huge files wait for a pause in typing (each pass is ~0.1 s per 200k runs).
+        The runs' events are searched for the text too, in a worker (:mod:`.search_actions`)."""
+        self.search_text_changed(message.value)
         if self._filter_timer is not None:
             self._filter_timer.stop()
             self._filter_timer = None
@@ -239,13 +271,31 @@ class MainScreen(LiveSource, ReplayActions, ShareActions, ExplainActions, Screen
             self._filter_timer.stop()
         if self.query_state.text != message.value:
             self._set_query(text=message.value)
-        self.query_one(RunList).focus()
+        self.focus_list()  # (the groups, while they are shown in place of the runs)
 
     def _set_query(self, **changes: Any) -> None:
+        searching = self.searching_text
         self.query_state = replace(self.query_state, **changes)
         self.apply_query()
+        if self.searching_text != searching:  # the footer's n says what it does now
+            self.refresh_bindings()
 
     # -- actions --------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """E, e and i are greyed in the footer (and do nothing) on a run that cannot be re-run; n/N are the
+        search's (next match) while a search text is set, else the next failed run."""
+        if action in RERUN_ACTIONS and not self.rerunnable:
+            return None
+        if action in ("next_failure", "next_match"):  # one n/N at a time: the search's while a text is set
+            return (action == "next_match") == self.searching_text
+        return super().check_action(action, parameters)
+
+    def on_key(self, event: events.Key) -> None:
+        """E, e or i on a run that cannot be re-run: Textual runs no greyed action, so say here why not."""
+        if self.shown is not None and self.rerun_refusal and event.key in RERUN_KEYS:
+            event.stop()
+            self.notify(self.rerun_refusal, timeout=4, markup=False)
+
     def action_run(self, delta: int) -> None:
         self.query_one(RunList).action_cursor(delta)
 
@@ -261,7 +311,11 @@ class MainScreen(LiveSource, ReplayActions, ShareActions, ExplainActions, Screen
             lanes.select_seq(lanes.first_failure_seq)
 
     def action_next_failure(self, direction: int) -> None:
-        """Select the next (or previous) failed run in list order and show its first failure."""
+        """Select the next (or previous) failed run in list order and show its first failure (while a
+        search text is set: the next event holding it, :meth:`action_next_match`)."""
+        if self.searching_text:
+            self.action_next_match(direction)
+            return
         runs = self.query_one(RunList)
         view, n = runs.view, len(runs.view)
         for step in range(1, n + 1):
@@ -311,17 +365,17 @@ class MainScreen(LiveSource, ReplayActions, ShareActions, ExplainActions, Screen
         runs = self.query_one(RunList)
         if key not in FILTER_HANDS_OVER or not runs.view:
             return False
-        query = replace(self.query_state, text=text)
-        return not any(query.matches(self.entries[i]) for i in runs.view)
+        query = replace(self.query_state, text=text)  # (runs found in events: by what the search found so far)
+        return not any(query.matches(self.entries[i]) for i in runs.view) and not self.events_may_hold(text)
 
     def leave_filter(self) -> None:
-        self.set_focus(self.query_one(RunList))
+        self.focus_list()
 
     def action_clear_search(self) -> None:
         box = self.query_one("#filter", Input)
         if box.value:
             box.value = ""
-        self.query_one(RunList).focus()
+        self.focus_list()
 
     def action_cycle(self, field: str) -> None:
         self.query_state = self.query_state.cycled(field)
@@ -334,7 +388,4 @@ class MainScreen(LiveSource, ReplayActions, ShareActions, ExplainActions, Screen
         self.query_one("#filter", Input).value = ""
         self.query_state = RunQuery()
         self.apply_query()
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
+        self.refresh_bindings()

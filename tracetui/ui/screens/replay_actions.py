@@ -131,4 +131,4 @@ class ReplayActions:
         except OSError as exc:
             self.notify(f"could not write: {printable(exc.strerror or str(exc))}", severity="error", markup=False)  # type: ignore[attr-defined]
             return
-        self.notify(f"wrote run {printable(entry.run_id)} to {printable(str(path))}", markup=False)  # type: ignore[attr-defined]
+        self.app.wrote(f"run {entry.run_id}", path)  # type: ignore[attr-defined]

@@ -29,17 +29,21 @@ class ShareActions:
         original = self.source_path(entry)  # type: ignore[attr-defined]
         # the lines of its file the reader skipped: the page says them, as the explorer's p does
         problems = [p for p in self.source.problems() if p.path == original]  # type: ignore[attr-defined]
+        from tracetui.ui.clipboard import command_file_or_say
+
+        # the page's commands name the trace: standard input's run is named by a copy of it (else FILE, and why)
+        file = command_file_or_say(self, original, run, "its page names FILE instead")
         self._say(f"writing a page of run {printable(entry.run_id)}…", timeout=2)
-        self.share_run(run, original, problems)
+        self.share_run(run, original, problems, file)
 
     def _say(self, message: str, **options: Any) -> None:
         self.notify(message, markup=False, **options)  # type: ignore[attr-defined]
 
     @work(thread=True, exclusive=True, group="share")
-    def share_run(self, run: Any, original: str | None, problems: Sequence[Any] = ()) -> None:
+    def share_run(self, run: Any, original: str | None, problems: Sequence[Any] = (), file: str | None = None) -> None:
         from tracetui.share import share_page, write_beside
 
-        label = original or "FILE"
+        label = file or original or "FILE"
         try:
             page = share_page([run], label, f"S in tracetui open {label}, on run {run.run_id}", problems=problems)
             path = write_beside(page, original, run.run_id)

@@ -45,7 +45,8 @@ def value_lines(value: Any) -> Iterator[str]:
 class ValueScreen(ModalScreen[None]):
     """The whole event; esc or v closes it."""
 
-    BINDINGS = [Binding("escape,v,q", "dismiss", "close", id="close_value")]
+    BINDINGS = [Binding("escape,v,q", "dismiss", "close", id="close_value"),
+                Binding("y", "copy", "copy", tooltip="copy the whole value as JSON", id="value.copy")]
     DEFAULT_CSS = """
     ValueScreen { align: center middle; }
     ValueScreen > Log { width: 95%; height: 90%; border: round $accent; }
@@ -66,3 +67,21 @@ class ValueScreen(ModalScreen[None]):
         log.write_lines(value_lines(self.value), scroll_end=False)
         log.scroll_home(animate=False)
         log.focus()
+
+    def action_copy(self) -> None:
+        """The whole value as JSON, as shown (indented) or on one line: redacted, as :func:`value_lines` shows it."""
+        from tracetui.trace.safe_text import printable_json
+        from tracetui.ui.clipboard import copy_text
+        from tracetui.ui.screens.copy_menu import CopyChoice, open_copy_menu
+
+        def copy(indent: bool) -> None:
+            try:
+                text = printable_json(self.value, indent=indent)
+            except TypeError:
+                text = printable(repr(self.value))
+            copy_text(self, f"{self.title_text} as JSON ({len(text):,} characters)", text)
+
+        open_copy_menu(self, f"copy {self.title_text}", [
+            CopyChoice("j", "JSON", "indented, as shown", lambda: copy(True)),
+            CopyChoice("l", "one line", "compact JSON on one line", lambda: copy(False)),
+        ])

@@ -1,7 +1,8 @@
 """Six lanes on one shared step axis: where the selected run crossed each boundary.
 
 A line-API ScrollView: the lane labels stay put while the steps scroll sideways,
-so runs with hundreds of events stay readable.
+so runs with hundreds of events stay readable. The cells fit the terminal
+(:mod:`.cell_words`): a short run is shown whole, a long one scrolls by whole cells.
 """
 from __future__ import annotations
 
@@ -16,12 +17,13 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tracetui.trace.format import FAILED, LANE_TITLES, LANES, OK, RECOVERED
+from tracetui.trace.format import FAILED, LANES, OK, RECOVERED
 from tracetui.trace.source import RunEntry
 from tracetui.ui.model import cell_icon, cell_label
+from tracetui.ui.widgets.cell_words import WIDE, CellLayout, choose_layout, lane_label, short_word, visible_steps
 
-LABEL_W = 15
-COL_W = 12
+LABEL_W = WIDE.label_w  # the widest layout's (a wide terminal's) label column and cell
+COL_W = WIDE.col_w
 TAIL_W = 17
 OUTCOME_STYLES = {OK: Style(color="green", dim=True), RECOVERED: Style(color="#ffaf00"),
                   FAILED: Style(color="red")}
@@ -46,6 +48,7 @@ class SwimLanes(ScrollView, can_focus=True, inherit_bindings=False):
         self.events: Sequence[dict[str, Any]] = ()
         self.entry: RunEntry | None = None
         self.cursor = 0
+        self.cells: CellLayout = WIDE
         self._rows: list[Strip] = []
 
     # -- data -----------------------------------------------------------------------------
@@ -53,11 +56,18 @@ class SwimLanes(ScrollView, can_focus=True, inherit_bindings=False):
         """Show a run; put the cursor on ``seq``, else on the first failure, else on step 1."""
         self.entry = entry
         self.events = sorted(events, key=lambda e: e.get("seq") if isinstance(e.get("seq"), int) else 0)
-        self.virtual_size = Size(LABEL_W + len(self.events) * COL_W + TAIL_W, len(LANES) + 1)
         target = seq if seq is not None else self.first_failure_seq
         self.cursor = self.index_of(target) if target is not None else 0
         self.scroll_to(x=0, animate=False, immediate=True)
         self._changed()
+
+    @property
+    def label_w(self) -> int:
+        return self.cells.label_w
+
+    @property
+    def col_w(self) -> int:
+        return self.cells.col_w
 
     @property
     def first_failure_seq(self) -> int | None:
@@ -86,28 +96,61 @@ class SwimLanes(ScrollView, can_focus=True, inherit_bindings=False):
             self._changed()
 
     def _changed(self) -> None:
-        self._rows = self._build_rows()
+        self._relayout()
         self._scroll_to_cursor()
         self.call_after_refresh(self._scroll_to_cursor)  # the new virtual size applies after layout
         self.refresh()
         self.post_message(self.EventSelected(self.current))
 
+    def _relayout(self) -> None:
+        """Choose the cells' width for this width and run, and draw the rows at it."""
+        width = self.scrollable_content_region.width or self.size.width
+        self.cells = choose_layout(width, len(self.events)) if width else WIDE
+        self._rows = self._build_rows()
+        self.virtual_size = Size(self.cells.label_w + len(self.events) * self.cells.col_w, len(LANES) + 1)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._relayout()
+        self._scroll_to_cursor()
+        self.refresh()
+
+    @property
+    def first_shown(self) -> int:
+        """The step shown first: the grid scrolls by whole cells, never showing part of one."""
+        return round(self.scroll_x / self.cells.col_w)
+
     def _scroll_to_cursor(self) -> None:
-        left = self.cursor * COL_W
-        visible = max(COL_W, self.scrollable_content_region.width - LABEL_W)
-        if left < self.scroll_x:
-            self.scroll_to(x=left, animate=False, immediate=True)
-        elif left + COL_W > self.scroll_x + visible:
-            self.scroll_to(x=left + COL_W - visible, animate=False, immediate=True)
+        shown = visible_steps(self.cells, self.scrollable_content_region.width)
+        first = self.first_shown
+        if self.cursor < first:
+            first = self.cursor
+        elif self.cursor >= first + shown:
+            first = self.cursor - shown + 1
+        self.scroll_to(x=first * self.cells.col_w, animate=False, immediate=True)
 
     def on_click(self, event: events.Click) -> None:
-        x = event.x + round(self.scroll_x) - LABEL_W
-        if x >= 0 and x // COL_W < len(self.events):
-            self.move_to(x // COL_W)
+        x = event.x - self.cells.label_w
+        if x >= 0:
+            index = self.first_shown + x // self.cells.col_w
+            if index < len(self.events):
+                self.move_to(index)
 
     # -- rendering ------------------------------------------------------------------------
+    def _cell(self, event: dict[str, Any], marked: bool) -> tuple[str, str]:
+        """A cell's text (``col_w - 1`` cells: glyph, space, word) and what follows it: a gap, or the ◀
+        of the deciding cell when the word leaves no room for it inside."""
+        layout = self.cells
+        body = f"{cell_icon(event)} {short_word(cell_label(event), layout.word_w)}"
+        if layout.col_w >= 12:  # the wide layout: ◀ after the word
+            if marked:
+                body = (f"{body} ◀" if cell_len(body) + 2 <= layout.col_w - 1
+                        else set_cell_size(body, layout.col_w - 2) + "◀")
+            return set_cell_size(body, layout.col_w - 1), " "
+        return set_cell_size(body, layout.col_w - 1), "◀" if marked else " "
+
     def _build_rows(self) -> list[Strip]:
         """One strip per row (step axis, then lanes), full width, without the label column."""
+        col_w = self.cells.col_w
         ff = (self.entry.first_failure if self.entry else None) or {}
         ff_lane, ff_seq, decided = ff.get("lane"), ff.get("seq"), ff.get("decided_at")
         axis: list[Segment] = []
@@ -115,48 +158,48 @@ class SwimLanes(ScrollView, can_focus=True, inherit_bindings=False):
             seq = event.get("seq")
             style = MARK if seq == ff_seq else DIM
             text = f"{seq}▼" if seq == ff_seq else str(seq)
-            axis.append(Segment(set_cell_size(text, COL_W), style + CURSOR if i == self.cursor else style))
+            if cell_len(text) >= col_w:  # a step number too long for its cell: its last digits, marked
+                text = "…" + text[-(col_w - 2):]
+            axis.append(Segment(set_cell_size(text, col_w), style + CURSOR if i == self.cursor else style))
         rows = [axis]
         for lane in LANES:
             segs: list[Segment] = []
-            reached = False
             for i, event in enumerate(self.events):
                 if event.get("lane") != lane:
-                    segs.append(Segment(set_cell_size("·", COL_W), DIM))
+                    segs.append(Segment(set_cell_size("·", col_w), DIM))
                     continue
-                reached = True
                 seq = event.get("seq")
                 marked = lane == ff_lane and seq == ff_seq
-                label = f"{cell_icon(event)} {cell_label(event)}"
-                if marked:
-                    label = (f"{label} ◀" if cell_len(label) + 2 <= COL_W - 1
-                             else set_cell_size(label, COL_W - 2) + "◀")
                 style = DECIDING if marked else OUTCOME_STYLES.get(event.get("outcome"), Style())
                 if seq == decided and not marked and event.get("outcome") == FAILED:
                     style = MARK
-                cell = set_cell_size(label, COL_W - 1)
+                body, after = self._cell(event, marked)
                 if i == self.cursor:  # the deciding failure keeps its red under the cursor
                     style = CURSOR + style if marked else style + CURSOR
-                segs.append(Segment(cell, style))
-                segs.append(Segment(" "))
-            tail = ""
-            if lane == ff_lane:
-                tail, tail_style = " ◀ first failure", MARK
-            elif not reached:
-                tail, tail_style = " ─ not reached", DIM
-            segs.append(Segment(set_cell_size(tail, TAIL_W), tail_style if tail else Style()))
+                segs.append(Segment(body, style))
+                segs.append(Segment(after, style if after.strip() else Style()))
             rows.append(segs)
         return [Strip(r) for r in rows]
 
+    def _tail(self, lane: str, reached: bool) -> tuple[str, Style]:
+        """What follows a lane's last step when there is room: the first failure, or why it is empty."""
+        if self.entry is not None and lane == self.entry.failing_lane:
+            return " ◀ first failure", MARK
+        if reached:
+            return "", Style()
+        passed = self.entry is not None and self.entry.ready
+        return (" ─ not needed" if passed else " ─ not reached"), DIM
+
     def _label(self, y: int) -> list[Segment]:
+        label_w = self.cells.label_w
         if y == 0:
-            return [Segment(set_cell_size(" step", LABEL_W), DIM)]
+            return [Segment(set_cell_size(" step", label_w), DIM)]
         lane = LANES[y - 1]
         ff_lane = self.entry.failing_lane if self.entry else None
         reached = any(e.get("lane") == lane for e in self.events)
         marker = "▶" if lane == ff_lane else " "
         style = MARK if lane == ff_lane else (Style() if reached else DIM)
-        return [Segment(marker, MARK), Segment(set_cell_size(LANE_TITLES[lane], LABEL_W - 1), style)]
+        return [Segment(marker, MARK), Segment(set_cell_size(lane_label(lane, self.cells), label_w - 1), style)]
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
@@ -165,7 +208,19 @@ class SwimLanes(ScrollView, can_focus=True, inherit_bindings=False):
             if y == 1 and not self.events and self.entry is not None:
                 return Strip([Segment(" this run has no events", DIM)]).adjust_cell_length(width, base)
             return Strip.blank(width, base)
+        layout = self.cells
         label = Strip(self._label(y))
-        x = round(self.scroll_x)
-        cells = self._rows[y].crop(x, x + max(0, width - LABEL_W)) if y < len(self._rows) else Strip([])
-        return Strip.join([label, cells]).adjust_cell_length(width, base).apply_style(base)
+        first = self.first_shown
+        shown = min(visible_steps(layout, width), max(0, len(self.events) - first))
+        parts = [label]
+        if y < len(self._rows):
+            parts.append(self._rows[y].crop(first * layout.col_w, (first + shown) * layout.col_w))
+        room = width - layout.label_w - shown * layout.col_w
+        if y > 0 and first + shown >= len(self.events):  # the run's end is on screen: say what the lane lacks
+            lane = LANES[y - 1]
+            tail, style = self._tail(lane, any(e.get("lane") == lane for e in self.events))
+            if tail and cell_len(tail) <= room:
+                parts.append(Strip([Segment(tail, style)]))
+        elif y == 0 and first + shown < len(self.events) and room >= 2:
+            parts.append(Strip([Segment(" →", DIM)]))  # more steps to the right
+        return Strip.join(parts).adjust_cell_length(width, base).apply_style(base)
