@@ -33,6 +33,8 @@ SCRIPTS = [
     ("bench_redact.py", [], []),
     ("bench_schema_budget.py", [], []),
     ("bench_search.py", ["--size-mb", "64"], ["--size-mb", "1024"]),
+    ("bench_otel_open.py", ["--size-mb", "32", "--stdin-mb", "32"], ["--size-mb", "64", "--size-mb", "256"]),
+    ("bench_huge_run.py", ["--calls", "2000"], ["--calls", "10000"]),
 ]
 
 

@@ -111,16 +111,23 @@ def test_check_reads_hostile_lines_as_the_reader_does(tmp_path, bom):
 @given(st.data())
 def test_verdicts_are_handed_on_in_run_order_however_they_are_decided(data):
     """Decided out of order, some never (no summary), spilled to disk past a limit: still in run order."""
-    from tracetui.trace.checking import _InOrder
+    from tracetui.trace.in_order import InOrder
 
     n = data.draw(st.integers(0, 60))
     undecided = data.draw(st.sets(st.integers(0, max(0, n - 1)), max_size=n)) if n else set()
     order = data.draw(st.permutations([r for r in range(n) if r not in undecided]))
     out: list = []
-    in_order = _InOrder(out.append)
+    in_order = InOrder(out.append)
     in_order.MAX_WAITING = data.draw(st.integers(0, 8))
-    for r in order:
-        in_order.decided(r, ("summary", r))
+    at = 0
+    while at < len(order):  # one at a time, or a chunk's runs together
+        size = data.draw(st.integers(1, 5))
+        batch = order[at:at + size]
+        if size == 1:
+            in_order.decided(batch[0], ("summary", batch[0]))
+        else:
+            in_order.decided_all(batch, [("summary", r) for r in batch])
+        at += size
     in_order.finish(n, lambda r: ("events", r))
     assert [r for _, r in out] == list(range(n))
     assert [kind for kind, r in out] == ["events" if r in undecided else "summary" for r in range(n)]
@@ -187,9 +194,10 @@ def test_a_checker_closes_its_files_however_its_run_ends_without_being_told(tmp_
     verdicts' file closed, even one that never calls close: else both stay open until a full collection."""
     import gc
 
-    from tracetui.trace.checking import Checker, _InOrder
+    from tracetui.trace.checking import Checker
+    from tracetui.trace.in_order import InOrder
 
-    monkeypatch.setattr(_InOrder, "MAX_WAITING", 2)  # the verdicts behind run a are spilled to a file
+    monkeypatch.setattr(InOrder, "MAX_WAITING", 2)  # the verdicts behind run a are spilled to a file
     run = b'{"rec":"run","run_id":"%s","trace_version":1,"producer":"x","inputs":{"source":"scenario"}}\n'
     summary = b'{"rec":"summary","run_id":"%s","status":"answer_ready","metrics":{"model_calls":1},"first_failure":null}\n'
     path = tmp_path / "t.jsonl"

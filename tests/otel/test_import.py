@@ -316,7 +316,7 @@ def test_a_trace_on_standard_input_is_not_waited_for_to_tell_its_kind(root):
     import os
     import threading
 
-    from tracetui.otel.detect import spooled_otlp
+    from tracetui.otel.detect import spooled_for_check
     from tracetui.trace.spool import Spool
 
     first = (root / "sample_traces" / "scenarios.jsonl").read_bytes().splitlines(keepends=True)[0]
@@ -326,7 +326,7 @@ def test_a_trace_on_standard_input_is_not_waited_for_to_tell_its_kind(root):
         spool = Spool(read_fd)
         os.write(write_fd, start)
         told = threading.Event()
-        threading.Thread(target=lambda: (spooled_otlp(spool), told.set()), daemon=True).start()
+        threading.Thread(target=lambda: (spooled_for_check(spool), told.set()), daemon=True).start()
         assert told.wait(10), start  # decided on 30 bytes, the pipe still open
         os.close(write_fd)
         spool.close()

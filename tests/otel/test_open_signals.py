@@ -6,19 +6,17 @@ safety nets."""
 from __future__ import annotations
 
 import os
-import select
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import orjson
 import pytest
 from otel_builders import span, traces_data
+from pty_screen import exit_status, read_until
 
 ROOT = Path(__file__).resolve().parents[2]
-SAFETY_S = 60
 TRACES = 6000
 
 
@@ -37,19 +35,6 @@ def big_otlp(tmp_path_factory) -> Path:
     return path
 
 
-def _read_until(leader: int, wanted: bytes, proc: subprocess.Popen) -> bytes:
-    seen = b""
-    deadline = time.monotonic() + SAFETY_S
-    while wanted not in seen and time.monotonic() < deadline and proc.poll() is None:
-        ready, _, _ = select.select([leader], [], [], 1.0)
-        if ready:
-            try:
-                seen += os.read(leader, 65536)
-            except OSError:
-                break
-    return seen
-
-
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_open_of_an_otlp_file_being_read_exits_on_the_signal(big_otlp, signum):
     import pty
@@ -60,20 +45,12 @@ def test_open_of_an_otlp_file_being_read_exits_on_the_signal(big_otlp, signum):
                             env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"})
     os.close(follower)
     try:
-        seen = _read_until(leader, b"shopper-", proc)
+        seen = read_until(leader, b"shopper-", proc)
         assert b"shopper-" in seen, "the explorer never showed a run"
-        seen += _read_until(leader, "indexing…".encode(), proc)
+        seen += read_until(leader, "indexing…".encode(), proc)
         assert "indexing…".encode() in seen, "its first runs did not show while the rest was read"
         proc.send_signal(signum)
-        drained = time.monotonic() + SAFETY_S
-        while proc.poll() is None and time.monotonic() < drained:  # keep reading: a full terminal blocks it
-            ready, _, _ = select.select([leader], [], [], 0.2)
-            if ready:
-                try:
-                    os.read(leader, 65536)
-                except OSError:
-                    break
-        assert proc.wait(timeout=SAFETY_S) == 128 + signum  # (its terminal closes first, then it exits)
+        assert exit_status(leader, proc) == 128 + signum  # (its terminal closes first, then it exits)
     finally:
         if proc.poll() is None:
             proc.kill()

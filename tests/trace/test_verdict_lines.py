@@ -4,6 +4,7 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from tracetui.trace.checking import ready_verdict
 from tracetui.trace.safe_text import printable
 from tracetui.trace.verdict import verdict_line
 from tracetui.trace.verdict_lines import PrintableVerdicts
@@ -41,6 +42,7 @@ def test_ids_looked_at_as_a_batch_print_as_each_alone(batches):
         for run_id in seen:
             for v in _verdicts(run_id):
                 assert lines(v) == printable(verdict_line(run_id, v)), run_id
+            assert lines.ready_all([run_id])[0] == printable(verdict_line(run_id, ready_verdict(run_id))), run_id
 
 
 def test_a_batch_of_plain_ids_is_vouched_for_and_one_secret_spoils_it():
@@ -68,3 +70,4 @@ def test_an_id_that_is_a_secret_beginning_with_digits_is_redacted_alone_and_in_a
             for v in _verdicts(run_id):
                 assert printable(run_id) != run_id and run_id not in lines(v), (batch, run_id)
                 assert lines(v) == printable(verdict_line(run_id, v))
+            assert lines.ready_all([run_id])[0] == printable(verdict_line(run_id, ready_verdict(run_id)))

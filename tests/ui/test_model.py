@@ -68,3 +68,26 @@ def test_headline_words_the_core_verdict(demo):
     line, reason = headline(entry)
     assert "ARGUMENTS at step 3 (gave up at step 9)" in line
     assert reason == entry.first_failure["reason"]
+
+
+def test_partners_index_a_run_once_and_grow_with_it(demo, monkeypatch):
+    """A move along a run asks for the selected event's partners: the run's call ids are read once (not once
+    per event per move), and a live run's new events are found too."""
+    from tracetui.ui import model
+
+    entry = next(e for e in demo.runs() if e.run_id == "cross_tenant")
+    events = list(demo.load(entry).events) * 50  # ~200 events, call-1's steps among them 50 times over
+    reads = [0]
+    real = model.call_ids_of
+    monkeypatch.setattr(model, "call_ids_of", lambda e: reads.__setitem__(0, reads[0] + 1) or real(e))
+    groups = [partners(events, e) for e in events]
+    assert reads[0] <= 2 * len(events)  # each event read once for the index, once as the one selected
+    (cid, group), = groups[2]
+    assert cid == "call-1" and [e["seq"] for e in group] == [2, 3, 4] * 50
+    assert groups == [[(c, [x for x in events if c in real(x)]) for c in real(e)] for e in events]
+    events.append({**events[2], "seq": 99})  # a live run grew: the new step is call-1's too
+    (_, group), = partners(events, events[2])
+    assert group[-1]["seq"] == 99
+    other = list(events)  # another run (list) is indexed on its own
+    (_, group), = partners(other[:4], other[2])
+    assert [e["seq"] for e in group] == [2, 3, 4]

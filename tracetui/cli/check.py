@@ -87,10 +87,10 @@ def _check_streaming(trace_file: str, as_json: bool) -> None:
 
 
 def _scan_and_print(trace_file: str, as_json: bool, held: Any) -> None:
-    from tracetui.trace.checking import Checker, ProblemLog
+    from tracetui.trace.checking import Checker, ProblemLog, ready_verdict
     from tracetui.trace.index.changes import TraceChanged
     from tracetui.trace.safe_text import printable
-    from tracetui.trace.verdict import OUTCOMES
+    from tracetui.trace.verdict import OUTCOMES, READY
     from tracetui.trace.verdict_lines import PrintableVerdicts
 
     counts = dict.fromkeys(OUTCOMES, 0)
@@ -117,6 +117,12 @@ def _scan_and_print(trace_file: str, as_json: bool, held: Any) -> None:
         """What is held of a verdict until it is printed: its outcome and its printed form."""
         return v["outcome"], v["ready"], json_item(v) if as_json else line_of(v)
 
+    def kept_ready(run_ids: list[str]) -> list[tuple[str, bool, str]]:
+        """:func:`kept` of the runs of a chunk whose summaries say they are answer-ready (most runs)."""
+        if as_json:
+            return [(READY, True, json_item(ready_verdict(run_id))) for run_id in run_ids]
+        return [(READY, True, line) for line in line_of.ready_all(run_ids)]
+
     def on_verdict(v: tuple[str, bool, str]) -> None:
         """Printed as soon as it is known: nothing of a verdict is held once it is written."""
         held.busy = True  # a Ctrl-C now waits until this verdict is whole, counted and written
@@ -139,9 +145,10 @@ def _scan_and_print(trace_file: str, as_json: bool, held: Any) -> None:
     try:
         try:
             with _trace_input(trace_file) as item:
-                imported = _spooled_otlp(item)  # standard input holding OTLP/JSON: read whole, as a file of it is
+                imported = _spooled_otlp(item)  # OTLP/JSON: streamed, as a file of it is
                 if imported is None:
-                    checker = Checker(item, on_verdict, problems.append, kept, None if as_json else line_of.vouch)
+                    checker = Checker(item, on_verdict, problems.append, kept, None if as_json else line_of.vouch,
+                                          kept_ready)
                     try:
                         checker.run()
                     finally:

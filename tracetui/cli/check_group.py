@@ -30,12 +30,12 @@ def check_group(trace_file: str, as_json: bool, query: Any = None) -> None:
     interrupted = False
     try:
         if query is not None or _is_otlp(trace_file):
-            from tracetui.otel.detect import read_any
+            from tracetui.otel.detect import read_for_check
 
-            group_trace(read_any(trace_file, query), report)
+            group_trace(read_for_check(trace_file, query), report)  # OTLP/JSON: runs kept as their verdicts
         else:
             with _trace_input(trace_file) as item:
-                imported = _spooled_otlp(item)  # standard input holding OTLP/JSON: read whole
+                imported = _spooled_otlp(item)  # OTLP/JSON on standard input: streamed
                 if imported is not None:
                     group_trace(imported, report)
                 else:

@@ -101,13 +101,14 @@ def backend_query(sources: Any, since: str | None, status: str | None, limit: in
 
 
 def _spooled_otlp(item: Any) -> Any:
-    """Standard input (a spool) read as OTLP/JSON when it is one; None otherwise (a file name, or a
-    tracetui trace on standard input, streamed as a file is)."""
+    """Standard input (a spool) read as OTLP/JSON when it is one: as it arrives, its runs kept as their verdicts
+    (bounded memory), as ``check`` reads an OTLP file; None otherwise (a file name, or a tracetui trace on
+    standard input, streamed as a file is)."""
     if isinstance(item, str):
         return None
-    from tracetui.otel.detect import spooled_otlp
+    from tracetui.otel.detect import spooled_for_check
 
-    return spooled_otlp(item)
+    return spooled_for_check(item)
 
 
 def _stdin_source() -> Any:

@@ -34,7 +34,7 @@ def diff_(runs, as_json) -> None:
     from tracetui.trace.reader import TraceReadError
     from tracetui.trace.safe_text import printable, printable_json
     from tracetui.triage.diff_text import diff_lines
-    from tracetui.triage.run_pair import RunSpecError, load_run, parse_run_spec, split_specs
+    from tracetui.triage.run_pair import RunSpecError, load_runs, parse_run_spec, split_specs
 
     try:
         specs = split_specs(runs)
@@ -50,7 +50,7 @@ def diff_(runs, as_json) -> None:
     except RunSpecError as exc:
         raise click.UsageError(str(exc)) from None
     try:
-        loaded = [load_run(path, run_id) for path, run_id in named]
+        loaded = load_runs(named)  # two runs of one file: one reading of it
     except TraceReadError as exc:
         click.echo(printable(f"error: {exc}"), err=True)
         sys.exit(2)

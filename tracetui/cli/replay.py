@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from tracetui.cli.common import _emit, _is_otlp, _spooled_otlp, _trace_input, _verdict_line, writes_over
+from tracetui.cli.common import _emit, _is_otlp, _trace_input, _verdict_line, writes_over
 from tracetui.cli.group import main
 from tracetui.trace.reader import TraceReadError
 
@@ -141,6 +141,21 @@ def replay(trace_file, run_id, sets, output, as_json, command) -> None:
     sys.exit(0 if outcome.after["ready"] else 1)
 
 
+def _streamed_choice(source: Any, run_id: str | None) -> tuple[Any, list[str], int, str | None]:
+    """:func:`_lookup` of OTLP/JSON, read as ``open`` reads it (:mod:`tracetui.otel.stream_source`: each run
+    on disk once converted, so memory holds the rows and the one run chosen, whatever the input's size)."""
+    try:
+        for _ in source.scan():
+            pass
+        entries = list(source.runs())
+        name = run_id if run_id is not None else (entries[0].run_id if len(entries) == 1 else None)
+        entry = next((e for e in entries if e.run_id == name), None)
+        return (source.load(entry) if entry is not None else None), [e.run_id for e in entries[:12]], \
+            len(entries), name
+    finally:
+        source.close()
+
+
 #: a run name looked for only to learn a file's run names (no trace names a run so)
 _NO_RUN = "\x00(tracetui: the names of the runs)"
 
@@ -156,11 +171,19 @@ def _lookup(trace_file: str, run_id: str | None) -> tuple[Any, list[str], int, s
         return runs.get(name) if name is not None else None, list(runs)[:12], len(runs), name
 
     if _is_otlp(trace_file):
-        return chosen(read_any(trace_file).runs)
+        from tracetui.otel.backend import is_backend_source
+
+        if is_backend_source(trace_file):
+            return chosen(read_any(trace_file).runs)
+        from tracetui.otel.stream_source import StreamedOtlpSource
+
+        return _streamed_choice(StreamedOtlpSource(trace_file), run_id)
     with _trace_input(trace_file) as item:
-        imported = _spooled_otlp(item)
-        if imported is not None:  # standard input holding OTLP/JSON: its runs cannot be re-run
-            return chosen(imported.runs)
+        from tracetui.otel.detect import spooled_source
+
+        streamed = None if isinstance(item, str) else spooled_source(item)  # (a file's name: a tracetui trace)
+        if streamed is not None:  # standard input holding OTLP/JSON: its runs cannot be re-run
+            return _streamed_choice(streamed, run_id)
         if run_id is None:  # a file of one run needs no --run: learn its names first
             found, names, count = find_run(item, _NO_RUN)
             if found is not None or count != 1:

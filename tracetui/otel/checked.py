@@ -38,7 +38,7 @@ class CheckedRun:
         return {"rec": "run", "run_id": self.run_id, "source": SOURCE, "otel": orjson.loads(self._origin)}
 
     def verdict(self) -> dict[str, Any]:
-        return {**orjson.loads(self._verdict), "run_id": self.run_id}
+        return {"run_id": self.run_id, **orjson.loads(self._verdict)}  # (its run id first, as a verdict has it)
 
 
 def _where(run: Any) -> str:
@@ -61,8 +61,12 @@ def read_checked(path: str | os.PathLike[str]) -> TraceFile:
     :class:`TraceReadError` as :func:`tracetui.otel.detect.read_otlp` does."""
     problems: list[Problem] = []
     kept: list[tuple[int, int, tuple, str, str]] = []
+    shared: dict[str, str] = {}  # a verdict's text (its run id apart) once: most runs share theirs with others
     for place, n, key, run in named_runs(traces_of(path, problems), verdict_only=True):
-        kept.append((place, n, key, _where(run), orjson.dumps(run.verdict()).decode()))
+        verdict = run.verdict()
+        del verdict["run_id"]
+        text = orjson.dumps(verdict).decode()
+        kept.append((place, n, key, _where(run), shared.setdefault(text, text)))
     kept.sort(key=lambda k: (k[0], k[1]))
     names = run_names([k[2] for k in kept])
     runs = {name: CheckedRun(name, where, verdict) for name, (_, _, _, where, verdict) in zip(names, kept)}

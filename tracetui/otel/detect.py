@@ -49,23 +49,28 @@ def _told_apart(head: bytes) -> bool:
             or _TRACE_START.search(head) is not None)
 
 
-def spooled_otlp(spool: Any, timeout: float | None = None) -> TraceFile | None:
-    """Standard input read as OTLP/JSON when its first bytes say it is one (waiting for it to end: OTLP
-    is read whole); None when it is a tracetui trace, left to the streaming reader, or when nothing
-    told them apart within ``timeout`` seconds (a writer that is slow to start writes a trace)."""
+def spooled_for_check(spool: Any) -> Any:
+    """Standard input read as OTLP/JSON when its first bytes say it is one, as ``check`` needs it: as it arrives,
+    in bounded memory, its runs kept as their verdicts (:mod:`tracetui.otel.checked`,
+    :mod:`tracetui.otel.arriving`); None when it is a tracetui trace, left to the streaming reader."""
+    if not looks_otlp(spool.head(HEAD_BYTES, _told_apart)):
+        return None
+    from tracetui.otel.arriving import Arriving
+    from tracetui.otel.checked import read_checked
+
+    return read_checked(Arriving(spool))
+
+
+def spooled_source(spool: Any, timeout: float | None = None) -> Any:
+    """``open -`` of OTLP/JSON: a source whose runs are listed as standard input brings them, in bounded memory
+    (:class:`tracetui.otel.stream_source.StreamedOtlpSource`; it closes ``spool``); None when it is a tracetui
+    trace, or when nothing told them apart within ``timeout`` seconds (a writer slow to start writes a trace)."""
     if not looks_otlp(spool.head(HEAD_BYTES, _told_apart, timeout)):
         return None
-    spool.wait()
-    if spool.error:
-        raise TraceReadError(f"{spool.label}: {spool.error}")
-    if spool.long_lines:  # kept cut short, as a trace's lines are: OTLP is one document, read whole
-        from tracetui.trace.limits import MAX_LINE_BYTES
+    from tracetui.otel.arriving import Arriving
+    from tracetui.otel.stream_source import StreamedOtlpSource
 
-        raise TraceReadError(f"{spool.label}: OTLP/JSON with a line over {MAX_LINE_BYTES:,} bytes cannot be read "
-                             f"from standard input; give the file's name")
-    from tracetui.otel.otlp_read import read_spans_fd
-
-    return _imported(*read_spans_fd(spool.fd, spool.label), spool.label)
+    return StreamedOtlpSource(Arriving(spool))
 
 
 def read_otlp(path: str | os.PathLike[str]) -> TraceFile:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import repeat
 from typing import Any
 
 import orjson
@@ -33,6 +35,13 @@ class ToolCall:
 
 
 def role(span: Span) -> str:
+    """What a span is (agent, model call, tool …), read once: every rule asks."""
+    if span.role is None:
+        span.role = _role(span)
+    return span.role
+
+
+def _role(span: Span) -> str:
     attrs = span.attributes
     op = attrs.get(sc.OPERATION) if isinstance(attrs.get(sc.OPERATION), str) else None
     if op in sc.AGENT_OPERATIONS:
@@ -49,7 +58,7 @@ def role(span: Span) -> str:
     if sc.TOOL_NAME in attrs:
         return TOOL
     if (sc.SYSTEM in attrs or sc.PROVIDER in attrs or sc.REQUEST_MODEL in attrs
-            or any(k.startswith((sc.PROMPT_PREFIX, sc.COMPLETION_PREFIX)) for k in attrs)):
+            or any(map(str.startswith, attrs, repeat((sc.PROMPT_PREFIX, sc.COMPLETION_PREFIX))))):
         return CHAT
     if sc.AGENT_NAME in attrs or "agent_name" in attrs:
         return AGENT
@@ -101,6 +110,15 @@ def _as_list(node: Any) -> Any:
 
 # -- messages ----------------------------------------------------------------------------------
 def _genai_messages(value: Any) -> list[dict[str, Any]] | None:
+    if isinstance(value, str):
+        return _messages_text(value)
+    return [m for m in value if isinstance(m, dict)] if isinstance(value, list) else None
+
+
+@lru_cache(maxsize=2)
+def _messages_text(value: str) -> list[dict[str, Any]] | None:
+    """Messages held as JSON text, parsed once for the rules that read them in turn (they only read them;
+    two kept: a span's input and output, however long a hostile file makes them)."""
     messages = json_value(value)
     return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else None
 
@@ -279,16 +297,22 @@ def _definition(item: Any) -> tuple[str, Any] | None:
     return name, json_value(schema)
 
 
+_DECLARING = (sc.OI_TOOLS, "llm.request.functions.")
+
+
 def tool_definitions(span: Span) -> dict[str, Any] | None:
     """Tool name → declared JSON Schema of its arguments (None when unknown); None when the span declares none."""
     attrs = span.attributes
+    if (sc.TOOL_DEFINITIONS not in attrs and "model_request_parameters" not in attrs
+            and not any(map(str.startswith, attrs, repeat(_DECLARING)))):
+        return None  # (what most spans say, asked of each at C speed)
     items: list[Any] = []
     if sc.TOOL_DEFINITIONS in attrs:
         value = json_value(attrs[sc.TOOL_DEFINITIONS])
         items = value if isinstance(value, list) else []
     elif isinstance(json_value(attrs.get("model_request_parameters")), dict):  # pydantic-ai before tool.definitions
         items = json_value(attrs["model_request_parameters"]).get("function_tools") or []
-    else:
+    elif any(map(str.startswith, attrs, repeat(_DECLARING))):
         items = unflatten(attrs, sc.OI_TOOLS) or unflatten(attrs, "llm.request.functions.") or []
     found = [d for d in (_definition(i) for i in items if i is not None) if d]
     if not found and not (sc.TOOL_DEFINITIONS in attrs):

@@ -22,15 +22,19 @@ from tracetui.otel.clean import Cleaner
 from tracetui.otel.lanes import foreign_events
 from tracetui.otel.naming import Planned, root_suffixes, run_names
 from tracetui.otel.spans import Span
-from tracetui.trace.format import ANSWER_READY, LANES, OUTCOMES, RECOVERED, TRACE_VERSION
+from tracetui.trace.format import ANSWER_READY, FAILED, LANES, OUTCOMES, RECOVERED, TRACE_VERSION
 from tracetui.trace.reader import RunData
+from tracetui.trace.redact import redact_text
+from tracetui.trace.verdict import first_failure
 
 SOURCE = "otel"
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def _slug(text: str) -> str:
-    return _SLUG.sub("_", text).strip("_")[:40] or "run"
+    """A name made of a span's or agent's name: redacted before it is cut (a secret cut short no longer looks
+    like one, and would be printed as part of every line that names the run)."""
+    return _SLUG.sub("_", redact_text(text)).strip("_")[:40] or "run"
 
 
 def _units(spans: list[Span]) -> list[tuple[Span | None, list[Span], bool]]:
@@ -219,23 +223,27 @@ def _foreign_metrics(spans: list[Span], events: list[dict[str, Any]]) -> dict[st
 def unit_run(root: Span | None, spans: list[Span], complete: bool, name: str,
              cleaner: Cleaner | None = None, verdict_only: bool = False) -> RunData:
     """One run from its spans; its records redacted as the writer would (secrets never reach the screen),
-    by ``cleaner`` (one per import: it remembers the long strings it redacted). ``verdict_only``: its events
-    without their ``data`` (the spans' attributes, most of the bytes): enough for its verdict, as ``check``
-    needs, and nothing of the content to redact."""
-    _clean = (cleaner or Cleaner()).record
+    by ``cleaner`` (one per import: it remembers the long strings it redacted). ``verdict_only``: only what its
+    verdict and where it came from are read from (:func:`_verdict_data`), as ``check`` needs."""
+    cleaner = cleaner or Cleaner()
     first = root or min(spans, key=_at)
     own = root is not None and isinstance(root.attributes.get(sc.RUN_ID), str)
     start = min(s.start_ns for s in spans)
     if own:
         events = _tracetui_events(spans)
+        complete = complete and root.attributes.get(sc.COMPLETE) is not False
+    else:
+        events = foreign_events(spans, root, start, with_data=not verdict_only)
+        for seq, event in enumerate(events, 1):
+            event["seq"] = seq
+    if verdict_only:
+        return _verdict_data(name, first, events, complete, cleaner)
+    _clean = cleaner.record
+    if own:
         metrics = {k[len(sc.METRICS_PREFIX):]: v for k, v in root.attributes.items()
                    if k.startswith(sc.METRICS_PREFIX) and type(v) is int}
         producer = root.attributes.get(sc.PRODUCER) or "tracetui"
-        complete = complete and root.attributes.get(sc.COMPLETE) is not False
     else:
-        events = foreign_events(spans, root, start)
-        for seq, event in enumerate(events, 1):
-            event["seq"] = seq
         metrics = _foreign_metrics(spans, events)
         service = first.resource.get(sc.SERVICE_NAME)
         producer = " · ".join(str(p) for p in (service, first.scope) if p) or "OpenTelemetry"
@@ -250,8 +258,6 @@ def unit_run(root: Span | None, spans: list[Span], complete: bool, name: str,
     data.add(_clean({"rec": "run", "run_id": name, "trace_version": TRACE_VERSION, "producer": str(producer),
                      "source": SOURCE, "otel": otel}))
     for event in events:
-        if verdict_only:
-            event = {k: v for k, v in event.items() if k != "data"}
         problem = data.add(_clean({"rec": "event", "run_id": name, **event}))
         if problem:  # a repeated seq in a hand-made file: the first is kept, as the reader does
             continue
@@ -261,6 +267,32 @@ def unit_run(root: Span | None, spans: list[Span], complete: bool, name: str,
         data.add(_clean({"rec": "summary", "run_id": name, "status": failure["code"] if failure else ANSWER_READY,
                          "ready": failure is None, "metrics": {**metrics, "events": len(data.events)},
                          "first_failure": failure}))
+    return data
+
+
+#: what a verdict reads of a failed event (:func:`tracetui.trace.verdict.first_failure`)
+_DECIDING = ("lane", "outcome", "code", "summary")
+
+
+def _verdict_data(name: str, first: Span, events: list[dict[str, Any]], complete: bool, cleaner: Cleaner) -> RunData:
+    """The run as its verdict and its origin read it: the trace id and service of its run line, its events'
+    outcomes (and, of a failed one, what :data:`_DECIDING` names), the status and first failure of its summary,
+    each redacted as in the whole records (the cleaner redacts a record field by field: these come out the same).
+    Nothing else of a run reaches ``check``'s output, so nothing else is redacted: most of the import's time."""
+    otel = {"trace_id": first.trace_id}
+    if isinstance(first.resource.get(sc.SERVICE_NAME), str):
+        otel["service_name"] = first.resource[sc.SERVICE_NAME]
+    data = RunData(name, first_line=first.line)
+    data.add({"rec": "run", "run_id": name, "source": SOURCE, **cleaner.record({"otel": otel})})
+    for event in events:
+        kept = {"rec": "event", "run_id": name, "seq": event["seq"], "outcome": event["outcome"]}
+        if event["outcome"] == FAILED:
+            kept.update(cleaner.record({k: event[k] for k in _DECIDING if k in event}))
+        data.add(kept)  # (a repeated seq, of a hand-made file: the first is kept)
+    if complete:
+        failure = first_failure(data.events)
+        data.add({"rec": "summary", "run_id": name, "ready": failure is None, **cleaner.record(
+            {"status": failure["code"] if failure else ANSWER_READY, "first_failure": failure})})
     return data
 
 

@@ -62,11 +62,13 @@ def _span_data(span: Span) -> dict[str, Any]:
 
 
 class _Run(ToolRules):
-    def __init__(self, spans: list[Span], start_ns: int):
+    def __init__(self, spans: list[Span], start_ns: int, with_data: bool = True):
+        self.with_data = with_data  # each event's data: its span's attributes (not needed for a verdict)
         self.spans = sorted(spans, key=lambda s: (s.start_ns, s.end_ns, s.span_id))
         self.start_ns = start_ns
         self.by_id = {s.span_id: s for s in spans}
         self.events: list[tuple[int, int, dict[str, Any]]] = []  # (time, order, event)
+        self.read_from: list[tuple[Span, Any]] = []  # by order: (the span an event was read from, its tool)
         self.chats = [s for s in self.spans if d.role(s) == d.CHAT]
         self.chat_starts = [c.start_ns for c in self.chats]  # in order (spans are sorted by start)
         self.declared, self.schemas = self._definitions()
@@ -80,11 +82,7 @@ class _Run(ToolRules):
         self.codes: set[tuple[str, Any]] = set()  # (lane, code) of every event so far
         self.failed_on: set[str] = set()  # spans a failed event was read from
         self.failed_below: set[str] = set()  # spans with such a span under them (among those read so far)
-        self.answered: set[str] = set()
-        self.error_answers: dict[str, str] = {}  # call id → an error string sent back as its result
-        for chat in self.chats:
-            self.answered |= d.answered_calls(chat)
-            self.error_answers.update(d.tool_errors(chat))
+        self._answers: tuple[set[str], dict[str, str]] | None = None  # read from the model calls' inputs when asked
         ran = [d.tool_call(s) for s in self.spans if d.role(s) == d.TOOL]
         self.ran_ids = {c.id for c in ran if c.id}  # calls a tool span ran: by id, else (no id) by name
         self.ran_unnamed = {c.name for c in ran if not c.id}
@@ -110,12 +108,14 @@ class _Run(ToolRules):
 
     def add(self, time_ns: int, span: Span, lane: str, kind: str, outcome: str, summary: str,
             code: str | None = None, call_id: str | None = None, **extra: Any) -> dict[str, Any]:
-        data = _span_data(span)
-        data.update(extra)
         event = {"lane": lane, "kind": kind, "outcome": outcome, "turn": self.turn_at(time_ns),
                  "t_ms": max(0, (time_ns - self.start_ns) // 1_000_000), "call_id": call_id,
-                 "code": code if outcome != OK else None, "summary": _short(summary), "data": data}
+                 "code": code if outcome != OK else None, "summary": _short(summary)}
+        if self.with_data:
+            event["data"] = data = _span_data(span)
+            data.update(extra)
         self.events.append((time_ns, len(self.events), event))
+        self.read_from.append((span, extra.get("tool")))
         self.codes.add((lane, event["code"]))
         if outcome == FAILED:
             self.failed_on.add(span.span_id)
@@ -288,8 +288,8 @@ class _Run(ToolRules):
         if not self.chats:
             return
         last = self.chats[-1]
-        gen = [e for _, _, e in self.events if e["lane"] == "generation" and e["kind"] == "generation.classify"
-               and e["data"]["span"]["span_id"] == last.span_id]
+        gen = [e for _, n, e in self.events if e["lane"] == "generation" and e["kind"] == "generation.classify"
+               and self.read_from[n][0].span_id == last.span_id]
         if not gen or gen[-1]["outcome"] != OK:
             return  # the last model call failed: that failure is the story
         calls = d.requested_calls(last)
@@ -324,11 +324,11 @@ class _Run(ToolRules):
 
     def recover(self) -> None:
         """Failures a later success overcame, found in one pass from the end (what succeeded later, by place)."""
-        ordered = [e for _, _, e in sorted(self.events, key=lambda x: (x[0], x[1]))]
         ok_later: set[tuple[str, Any]] = set()  # (lane, the HTTP attempt's parent span or the tool) of later successes
-        for event in reversed(ordered):
+        for _, n, event in reversed(sorted(self.events, key=lambda x: (x[0], x[1]))):
             lane = event["lane"]
-            where = event["data"]["span"]["parent_span_id"] if lane == "http" else _key(event["data"].get("tool"))
+            span, tool = self.read_from[n]
+            where = (span.parent_span_id or None) if lane == "http" else _key(tool)
             if event["outcome"] == OK:
                 ok_later.add((lane, where))
                 if lane == "arguments" and where is not None:
@@ -355,9 +355,11 @@ def _key(value: Any) -> Any:
     return value
 
 
-def foreign_events(spans: list[Span], root: Span | None, start_ns: int) -> list[dict[str, Any]]:
-    """The events of one foreign run, in time order (without ``seq``: the importer numbers them)."""
-    run = _Run(spans, start_ns)
+def foreign_events(spans: list[Span], root: Span | None, start_ns: int,
+                   with_data: bool = True) -> list[dict[str, Any]]:
+    """The events of one foreign run, in time order (without ``seq``: the importer numbers them); without their
+    ``data`` unless ``with_data``."""
+    run = _Run(spans, start_ns, with_data)
     roles = {s.span_id: d.role(s) for s in run.spans}
     depths = _depths(run.spans, run.by_id)
     # children end before their parents: a span's own verdict comes after what happened inside it

@@ -38,9 +38,31 @@ class ToolRules:
     requested_by_id: dict[str, deque[int]]
     requested_by_name: dict[str, deque[int]]
     failed_below: set[str]
-    error_answers: dict[str, str]
+    chats: list[Span]
     ran_ids: set[str]
     ran_unnamed: set[str]
+    _answers: tuple[set[str], dict[str, str]] | None
+
+    @property
+    def answered(self) -> set[str]:
+        """Ids of the calls whose results a model call was sent."""
+        return self._read_answers()[0]
+
+    @property
+    def error_answers(self) -> dict[str, str]:
+        """Call id → an error string sent back as its result."""
+        return self._read_answers()[1]
+
+    def _read_answers(self) -> tuple[set[str], dict[str, str]]:
+        """(Read once, and only when a call no tool span ran asks: the inputs are a run's longest texts.)"""
+        if self._answers is None:
+            answered: set[str] = set()
+            errors: dict[str, str] = {}
+            for chat in self.chats:
+                answered |= d.answered_calls(chat)
+                errors.update(d.tool_errors(chat))
+            self._answers = answered, errors
+        return self._answers
 
     def tool(self, span: Span) -> None:
         call = d.tool_call(span)
@@ -86,12 +108,12 @@ class ToolRules:
         """The error string a framework sent back for a call to a tool it does not have (LangGraph's ToolNode:
         ``Error: cancel_order is not a valid tool, try one of [...]``), else None. Only when no tool span ran
         the call and the text names the tool asked for: a tool that ran may answer any text, "Error: …" too."""
-        answered = self.error_answers.get(call.id) if call.id else None
+        if not call.id or call.id in self.ran_ids or call.name in self.ran_unnamed:
+            return None  # (asked first: the answers are read from the model calls' inputs only when needed)
+        answered = self.error_answers.get(call.id)
         said = _OFFERED.sub("", answered[:2000]) if answered is not None else ""  # an error string is short
         if not call.name or call.name not in said or not UNKNOWN_TOOL.search(said):
             return None  # the tool asked for, named outside the list of those offered ("try one of [...]")
-        if call.id in self.ran_ids or call.name in self.ran_unnamed:
-            return None
         return answered
 
     def _gate(self, span: Span, call: d.ToolCall, base: dict[str, Any]) -> bool:

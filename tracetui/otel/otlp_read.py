@@ -9,8 +9,6 @@ generic JSON mapping); keys may be lowerCamelCase or snake_case.
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import os
 import re
 from typing import Any, Callable
@@ -18,6 +16,8 @@ from typing import Any, Callable
 import orjson
 
 from tracetui.otel import salvage
+from tracetui.otel.otlp_fields import enum_value as _enum, hex_id as _id, uint64 as _int
+from tracetui.otel.otlp_typed import spans_of_line
 from tracetui.otel.spans import KIND_NAMES, STATUS_NAMES, Span, SpanEvent, attributes_of
 from tracetui.trace.limits import MAX_LINE_BYTES
 from tracetui.trace.reader import Problem, iter_fd_lines, iter_lines, open_checked
@@ -35,37 +35,6 @@ def _get(obj: dict[str, Any], camel: str, snake: str) -> Any:
 def _list(value: Any) -> list[Any]:
     """A repeated field: a list, or nothing (a file may hold any JSON there)."""
     return value if isinstance(value, list) else []
-
-
-def _id(value: Any, size: int) -> str | None:
-    if not isinstance(value, str) or not value:
-        return None
-    if len(value) == size * 2:
-        try:
-            raw = bytes.fromhex(value)
-        except ValueError:
-            raw = b""
-        if raw:
-            return raw.hex() if any(raw) else None
-    try:
-        raw = base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
-        return None
-    return raw.hex() if len(raw) == size and any(raw) else None
-
-
-def _int(value: Any) -> int:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        return 0
-    return number if 0 <= number < 2**64 else 0
-
-
-def _enum(value: Any, names: dict[str, int]) -> int:
-    if isinstance(value, str):
-        return names.get(value, _int(value))
-    return value if type(value) is int else 0
 
 
 def spans_of(doc: Any, line: int, path: str, problems: list[Problem],
@@ -236,6 +205,17 @@ def _parse(raw: bytes, number: int, label: str, problems: list[Problem]) -> tupl
     return True, doc
 
 
+def line_spans(raw: bytes, number: int, label: str, problems: list[Problem]) -> list[Span] | None:
+    """The spans of one line of JSON lines (None when it cannot be read: ``problems`` says why): decoded by
+    the schema where that reads the same (:mod:`tracetui.otel.otlp_typed`), else read tolerantly."""
+    if type(raw) is bytes and len(raw) <= MAX_LINE_BYTES:
+        spans = spans_of_line(raw, number)
+        if spans is not None:
+            return spans
+    ok, doc = _parse(raw, number, label, problems)
+    return spans_of(doc, number, label, problems) if ok else None
+
+
 def read_spans(path: str | os.PathLike[str]) -> tuple[list[Span], list[Problem]]:
     """Every span in an OTLP/JSON file, and the lines that could not be read."""
     p = open_checked(path)
@@ -264,11 +244,11 @@ def _read_spans(lines_of: Any, size: int, whole: Any, label: str) -> tuple[list[
     spans: list[Span] = []
     read_any_line = False
     for number, raw in lines_of():
-        ok, doc = _parse(raw, number, label, problems)
-        if not ok:
+        found = line_spans(raw, number, label, problems)
+        if found is None:
             continue
         read_any_line = True
-        spans.extend(spans_of(doc, number, label, problems))
+        spans.extend(found)
     if broken is not None and broken.line > 1 and not read_any_line:
         # its first line began a document that breaks further down: that is the reason, not each line of it
         return [], [broken]

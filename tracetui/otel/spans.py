@@ -46,6 +46,8 @@ class Span:
     resource: dict[str, Any] = field(default_factory=dict)
     scope: str = ""
     line: int = 0
+    #: what :func:`tracetui.otel.dialects.role` read it as, once (an imported span's attributes do not change)
+    role: str | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def failed(self) -> bool:

@@ -25,7 +25,7 @@ import os
 from typing import Callable, Iterable, Iterator
 
 from tracetui.otel import salvage
-from tracetui.otel.otlp_read import (MAX_DOCUMENT_BYTES, _line_of_span, _parse, parent_cycles, spans_of)
+from tracetui.otel.otlp_read import MAX_DOCUMENT_BYTES, _line_of_span, line_spans, parent_cycles, spans_of
 from tracetui.otel.spans import Span
 from tracetui.trace.limits import MAX_LINE_BYTES
 from tracetui.trace.reader import Problem, iter_fd_lines, iter_lines, open_checked
@@ -66,7 +66,12 @@ def traces_of(path: str | os.PathLike[str], problems: list[Problem],
               seen: list[int] | None = None) -> Iterator[Released]:
     """The traces of an OTLP/JSON file as they are released; the lines that could not be read go into
     ``problems`` (in the order reading the file whole gives them, once the iterator is exhausted).
-    ``seen[0]``: the bytes read so far, kept up to date (for a progress bar)."""
+    ``seen[0]``: the bytes read so far, kept up to date (for a progress bar). ``path`` may instead be standard
+    input, read as it arrives (:class:`tracetui.otel.arriving.Arriving`)."""
+    if not isinstance(path, (str, os.PathLike)):  # standard input: its lines waited for as they arrive
+        arriving = path
+        return _traces(arriving.lines, arriving.size(), arriving.whole, str(arriving), problems,
+                       lambda: arriving.lines(seen))
     p = open_checked(path)
     size = p.stat().st_size
 
@@ -109,11 +114,11 @@ def _traces(lines_of: Callable[[], Iterable[tuple[int, bytes]]], size: int, whol
     stream = _Stream(label, problems)
     read_any_line = False
     for number, raw in (counted or lines_of)():
-        ok, doc = _parse(raw, number, label, problems)
-        if not ok:
+        spans = line_spans(raw, number, label, problems)
+        if spans is None:
             continue
         read_any_line = True
-        yield from stream.add(spans_of(doc, number, label, problems), number, len(raw))
+        yield from stream.add(spans, number, len(raw))
     if broken is not None and broken.line > 1 and not read_any_line:
         problems[:] = [broken]  # its first line began a document that breaks further down: that is the reason
         return

@@ -168,7 +168,7 @@ def align(a: Sequence[T], b: Sequence[T], key: Callable[[T], Any]) -> list[tuple
     pairs: list[tuple[T | None, T | None]] = [(a[i], b[i]) for i in range(head)]
     mid_a, mid_b = range(head, len(a) - tail), range(head, len(b) - tail)
     stretch, mid_ka, mid_kb = len(mid_a) * len(mid_b), ka[mid_a.start:mid_a.stop], kb[mid_b.start:mid_b.stop]
-    if stretch > LCS_AT_MOST:
+    if stretch > LCS_AT_MOST or not stretch:  # (one side empty: what difflib gives, without building it)
         opcodes = [("replace", mid_a.start, mid_a.stop, mid_b.start, mid_b.stop)]
     else:
         found = (SequenceMatcher(None, mid_ka, mid_kb, autojunk=False).get_opcodes() if stretch <= MATCHED_AT_MOST

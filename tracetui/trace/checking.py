@@ -8,10 +8,10 @@ read (:func:`~tracetui.trace.verdict.decide`; its events are read back only when
 the summary alone cannot give it) and handed on in the order runs first appear,
 which is the order :func:`~tracetui.trace.reader.read_trace` lists them. So the
 verdicts, problems and counts are exactly the whole-file reader's, in memory that
-grows only by a few hundred bytes per run (~430 bytes: the run ids the reader's naming of
-repeated ids must remember, each run's line segments; ~47 KiB per MiB of a realistic trace:
-benchmarks/bench_open.py), beside a bounded part: the chunk being read, verdicts waiting
-behind an undecided run (at most :attr:`_InOrder.MAX_WAITING`, then spilled to a file) and
+grows only by a few hundred bytes per run (the run ids the reader's naming of repeated ids must
+remember, each run's line segments and counts; ~70 KiB per MiB of a realistic trace, with the verdicts
+waiting: benchmarks/bench_open.py), beside a bounded part: the chunk being read, verdicts waiting
+behind an undecided run (at most :attr:`.in_order.InOrder.MAX_WAITING`, then spilled to a file) and
 the memos of verdicts and verdict lines (:data:`_KNOWN_VERDICTS`, 1,024 entries each).
 
 :func:`find_run` stops as soon as the run asked for has ended, so ``replay`` of a run
@@ -25,6 +25,7 @@ import gc
 import os
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
+from tracetui.trace.in_order import InOrder
 from tracetui.trace.index.changes import TraceChanged
 from tracetui.trace.index.memo import forget as forget_lines_read
 from tracetui.trace.index.lines import FileLines
@@ -137,14 +138,18 @@ class Checker(StrictScan):
 
     def __init__(self, item: str | os.PathLike[str] | Input, on_verdict: Callable[[Any], None],
                  on_problem: Callable[[Problem], None], keep: Callable[[dict[str, Any]], Any] | None = None,
-                 vouch: Callable[[list[str]], None] | None = None):
+                 vouch: Callable[[list[str]], None] | None = None,
+                 keep_ready: Callable[[list[str]], list[Any]] | None = None):
         super().__init__(item)
         self.on_verdict = on_verdict
         self.on_problem = on_problem
         # what is held of a verdict that waits for an earlier run (a run without a summary decides only
         # at the end of the file): its printed form is far smaller than the dict
         self.keep = keep or (lambda verdict: verdict)
-        self._order = _InOrder(self.on_verdict)
+        # the same for the runs of a chunk whose summaries say they are ready, given their ids: most runs are, and
+        # their verdicts are the same dict but for the id (default: keep of each dict)
+        self.keep_ready = keep_ready or (lambda run_ids: [self.keep(ready_verdict(run_id)) for run_id in run_ids])
+        self._order = InOrder(self.on_verdict)
         self.vouch = vouch
         self._verdicts: dict[tuple, Any] = {}  # (status, first failure's items) -> the verdict they give
         self.problem_count = 0
@@ -172,15 +177,17 @@ class Checker(StrictScan):
     def runs_ended(self, scan: Scanner, rs: list[int], summaries: list[Any]) -> None:
         """:meth:`run_ended` for the runs of a chunk linked in bulk: a summary that says its run is
         ready is taken at its word without the verdict rule's round trip (:func:`decide` would
-        give the same verdict)."""
-        names, decided, keep, known = self.runs.names, self._order.decided, self.keep, self._verdicts
+        give the same verdict), and those runs are kept together (:attr:`keep_ready`)."""
+        names, keep, known = self.runs.names, self.keep, self._verdicts
+        ids = [names[r] for r in rs]
         if self.vouch is not None:
-            self.vouch([names[r] for r in rs])
-        for r, summary in zip(rs, summaries):
+            self.vouch(ids)
+        kept: list[Any] = [None] * len(rs)
+        ready_at = []
+        for j, summary in enumerate(summaries):
             status, failure = summary.get("status"), summary.get("first_failure")
             if failure is None and status == ANSWER_READY:
-                decided(r, keep({"run_id": names[r], "status": ANSWER_READY, "outcome": READY, "ready": True,
-                                 "complete": True, "first_failure": None, "responsibility": None}))
+                ready_at.append(j)
                 continue
             try:
                 key = (status, tuple(failure.items())) if type(failure) is dict else None
@@ -188,101 +195,25 @@ class Checker(StrictScan):
             except TypeError:  # a value that is a list or an object
                 key = verdict = None
             if verdict is None:
-                verdict = decide(summary, _Events(self, r))
+                verdict = decide(summary, _Events(self, rs[j]))
                 if key is not None and len(known) < _KNOWN_VERDICTS and checked_failure(failure) is not None:
                     known[key] = verdict  # from the summary alone (a well-formed failure): the same for every run
-            decided(r, keep(verdict.as_dict(names[r])))
+            kept[j] = keep(verdict.as_dict(ids[j]))
+        if ready_at:
+            for j, ready in zip(ready_at, self.keep_ready([ids[j] for j in ready_at])):
+                kept[j] = ready
+        self._order.decided_all(rs, kept)
 
     def problem(self, scan: Scanner, line: int, message: str) -> None:
         self.problem_count += 1
         self.on_problem(Problem(line, message, self.label))
 
 
-class _InOrder:
-    """Hands verdicts on in run order as they are decided, holding those that wait for an earlier run.
-
-    A run without a summary near the start of a file is decided only at its end, so every later
-    verdict waits for it: beyond MAX_WAITING of them, those waiting are written, in run order, to an
-    unnamed temporary file, and the undecided runs before them are noted as gaps, filled at the end.
-    """
-
-    MAX_WAITING = 20_000  # a verdict's printed form is ~200 bytes held: 4 MB waiting, at most (100,000 cost 80 MB of peak)
-
-    def __init__(self, hand_on: Callable[[Any], None]):
-        self.hand_on = hand_on
-        self.handed = 0  # runs before it were handed on as they were decided
-        self.next = 0  # runs before it are handed on, spilled or gaps
-        self.waiting: dict[int, Any] = {}  # decided, r >= next
-        self.gaps: dict[int, Any] = {}  # undecided when spilled past: their verdict once decided (None until)
-        self.spilled: Any = None  # pickled (run, verdict), in run order
-
-    def decided(self, r: int, kept: Any) -> None:
-        if r in self.gaps:
-            self.gaps[r] = kept
-            return
-        if self.spilled is None and r == self.next:
-            self.hand_on(kept)
-            self.next += 1
-            while self.next in self.waiting:
-                self.hand_on(self.waiting.pop(self.next))
-                self.next += 1
-            self.handed = self.next
-            return
-        self.waiting[r] = kept
-        if len(self.waiting) > self.MAX_WAITING:
-            self._spill()
-
-    def _spill(self) -> None:
-        """Write the waiting verdicts, in run order, as one batch."""
-        import pickle
-        import tempfile
-
-        if self.spilled is None:
-            self.spilled = tempfile.TemporaryFile()
-        batch = []
-        for r in sorted(self.waiting):
-            for gap in range(self.next, r):
-                self.gaps[gap] = None
-            batch.append((r, self.waiting[r]))
-            self.next = r + 1
-        pickle.dump(batch, self.spilled, protocol=pickle.HIGHEST_PROTOCOL)
-        self.waiting.clear()
-
-    def finish(self, runs: int, decide: Callable[[int], Any]) -> None:
-        """Hand on every run not yet handed on, deciding those without a verdict with ``decide``."""
-        spilled = self.spilled
-        pending = iter(())
-        if spilled is not None:
-            spilled.flush()
-            spilled.seek(0)
-            pending = _spilled(spilled)
-        upcoming = next(pending, None)
-        for r in range(self.handed, runs):
-            if r in self.gaps:
-                kept = self.gaps.pop(r)
-            elif upcoming is not None and upcoming[0] == r:
-                kept = upcoming[1]
-                upcoming = next(pending, None)
-            else:
-                kept = self.waiting.pop(r, None)
-            self.hand_on(decide(r) if kept is None else kept)
-        self.close()
-
-    def close(self) -> None:
-        """Let the spilled verdicts' file go (it is unnamed: closing it deletes it)."""
-        if self.spilled is not None:
-            self.spilled.close()
-
-
-def _spilled(spilled: Any) -> Iterator[tuple[int, Any]]:
-    """The spilled (run, verdict) pairs, batch after batch."""
-    import pickle
-
-    while True:
-        try:
-            yield from pickle.load(spilled)
-        except EOFError:
-            return
+def ready_verdict(run_id: str) -> dict[str, Any]:
+    """The verdict of a run whose summary says it is answer-ready and names no failure, as :func:`decide` gives
+    it (``check --json``'s form)."""
+    return {"run_id": run_id, "status": ANSWER_READY, "outcome": READY, "ready": True, "complete": True,
+            "first_failure": None, "responsibility": None}
 
 
 class _Events(Sequence[dict[str, Any]]):

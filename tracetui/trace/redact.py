@@ -38,18 +38,21 @@ Span = tuple[int, int]
 
 def _needle_set() -> tuple[re2.Set, list[tuple[tuple[Shape, ...], tuple[Rule, ...]]]]:
     """One RE2 set of every literal a shape or a gitleaks rule needs (one pass over a text finds which it holds),
-    and for each literal the shapes and rules it lets through."""
+    and for each literal the shapes and rules it lets through; a shape with no literal gives a regex instead
+    (:attr:`~.secret_shapes.Shape.near`)."""
     users: dict[bytes, tuple[list[Shape], list[Rule]]] = {}
     for shape in SHAPES:
         for needle in shape.needles:
-            users.setdefault(needle, ([], []))[0].append(shape)
+            users.setdefault(re2.escape(needle), ([], []))[0].append(shape)
+        if shape.near is not None:  # (a regex, not a literal)
+            users.setdefault(shape.near, ([], []))[0].append(shape)
     for rule in RULES:
         for keyword in rule.keywords:
-            users.setdefault(keyword, ([], []))[1].append(rule)
+            users.setdefault(re2.escape(keyword), ([], []))[1].append(rule)
     needles = re2.Set.SearchSet(re2.Options())
     table = []
     for needle, (shapes, rules) in users.items():
-        needles.Add(re2.escape(needle))
+        needles.Add(needle)
         table.append((tuple(shapes), tuple(rules)))
     needles.Compile()
     return needles, table
@@ -301,7 +304,7 @@ def _as_json(text: str) -> bytes:
 
 
 def holds_needle(text: str) -> bool:
-    """Whether ``text`` holds anything a secret's shape begins with (or a ``:``/``=`` a keyed value follows)."""
+    """Whether ``text`` holds a needle of a secret's shape (what it begins with, or a part every match holds) or a ``:``/``=`` a keyed value follows."""
     low = text.lower().encode("utf-8", "surrogatepass")
     return b":" in low or bool(_NEEDLES.Match(low))
 

@@ -70,6 +70,8 @@ class Shape:
     needles: tuple[bytes, ...]
     #: a further check on the original (not lowercased) bytes of the match, for shapes whose case matters
     check: Callable[[bytes], bool] | None = None
+    #: for a shape with no literal of its own: a regex (RE2) for a part every match holds, tried instead
+    near: bytes | None = None
 
 
 def _random_looking(token: bytes) -> bool:
@@ -83,8 +85,9 @@ def _upper_key_id(token: bytes) -> bool:
     return token[:20].upper() == token[:20]
 
 
-def _shape(name: str, pattern: bytes, *needles: bytes, check: Callable[[bytes], bool] | None = None) -> Shape:
-    return Shape(name, re.compile(pattern), needles, check)
+def _shape(name: str, pattern: bytes, *needles: bytes, check: Callable[[bytes], bool] | None = None,
+           near: bytes | None = None) -> Shape:
+    return Shape(name, re.compile(pattern), needles, check, near)
 
 
 SHAPES: tuple[Shape, ...] = (
@@ -138,7 +141,8 @@ SHAPES: tuple[Shape, ...] = (
            _words(b"aws") + rb"[^\"\n]{0,30}?secret[^\"\n]{0,30}?(?<![a-z0-9+/])(?P<s>[a-z0-9/+]{40})(?![a-z0-9/+=])",
            b"aws", check=lambda match: _random_looking(match[-40:])),
     _shape("Discord bot token",
-           rb"(?<![a-z0-9_\-.])[mno][a-z0-9_\-]{23,25}\.[a-z0-9_\-]{6}\.[a-z0-9_\-]{27,38}(?![a-z0-9_\-])", b".",
+           rb"(?<![a-z0-9_\-.])[mno][a-z0-9_\-]{23,25}\.[a-z0-9_\-]{6}\.[a-z0-9_\-]{27,38}(?![a-z0-9_\-])",
+           near=rb"\.[a-z0-9_\-]{6}\.",  # (its middle part: a lone dot, in nearly every text, tried it everywhere)
            check=lambda token: token[:1] in b"MNO" and _random_looking(token)),
     # a credential header as a pair in a list (["Cookie", "…"], or a Python tuple) or a HAR entry
     # ({"name": "Cookie", "value": "…"}),
@@ -154,9 +158,6 @@ SHAPES: tuple[Shape, ...] = (
            rb"\{\s*(\\*)\"value\1\"\s*:\s*\1\"(?P<s>[^\"\\]+)\1\"\s*,\s*\1\"name\1\"\s*:\s*\1\"" + _HEADER_NAME
            + rb"\1\"", b"cookie", b"authorization", b"api-key"),
 )
-
-#: the needles of every shape, so a line with none of them skips the shape scan entirely
-ALL_NEEDLES: tuple[bytes, ...] = tuple(sorted({n for shape in SHAPES for n in shape.needles}))
 
 #: a value under a credential key, in a JSON line: a string ``"password":"…"`` (group ``s``), or the
 #: start of an object or list (group ``c``: rare, replaced whole by walking the parsed line)

@@ -42,6 +42,7 @@ class PrintableVerdicts:
         # digits, GR1348941 or dop_v1_, so ids told apart only by their digits are not alike)
         self._plain: dict[str, bool] = {}
         self._vouched: frozenset[str] = frozenset()  # the ids of the last batch, all plain (:meth:`vouch`)
+        self._ready_rest: tuple[str, str] | None = None  # (icon, printed rest) of an answer-ready run's line
 
     def vouch(self, run_ids: list[str]) -> None:
         """The run ids whose verdicts come next, looked at together: when every one is plain and their joined
@@ -60,6 +61,19 @@ class PrintableVerdicts:
                 self._plain.clear()
             found = self._plain[run_id] = bool(_PLAIN_ID(run_id)) and not holds_needle(run_id)
         return found
+
+    def ready_all(self, run_ids: list[str]) -> list[str]:
+        """The lines of runs whose summaries say they are answer-ready (:func:`~.checking.ready_verdict`): the
+        same lines as for those verdicts, their rest made once."""
+        from tracetui.trace.checking import ready_verdict
+
+        if self._ready_rest is None:
+            icon, rest = verdict_line_parts("", ready_verdict(""))
+            self._ready_rest = (icon, printable(rest))
+        icon, rest = self._ready_rest
+        vouched, plain = self._vouched, self.plain
+        return [icon + run_id + rest if run_id in vouched or plain(run_id) else self(ready_verdict(run_id))
+                for run_id in run_ids]
 
     def __call__(self, verdict: Mapping[str, Any]) -> str:
         run_id = verdict["run_id"]

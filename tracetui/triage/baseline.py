@@ -36,14 +36,14 @@ def each_verdict(item: str | os.PathLike[str] | Any, on_verdict: Callable[[dict[
     memory); OTLP/JSON and a backend are read as ``check`` reads them (runs kept as their verdicts).
     Raises TraceReadError (no run at all), TraceChanged (the file changed while it was read) or OSError."""
     from tracetui.otel.backend import is_backend_source
-    from tracetui.otel.detect import is_otlp, read_for_check, spooled_otlp
+    from tracetui.otel.detect import is_otlp, read_for_check, spooled_for_check
 
     whole = None
     if isinstance(item, (str, os.PathLike)):
         if is_backend_source(str(item)) or is_otlp(item):
             whole = read_for_check(item, query)  # OTLP/JSON: its runs kept as their verdicts (bounded memory)
     else:
-        whole = spooled_otlp(item)
+        whole = spooled_for_check(item)  # OTLP/JSON on standard input: streamed, as a file of it is
     if whole is None:
         from tracetui.trace.checking import Checker
 

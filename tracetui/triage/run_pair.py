@@ -4,13 +4,15 @@ A path may itself hold ``:`` (``C:\\traces\\runs.jsonl``, ``runs:v2.jsonl``, a b
 ``phoenix+http://host:6006/project``), so ``FILE:ID`` is split where the part before the colon names
 a file that exists (the longest such part); a backend source is split after its address. A file
 that holds one run needs no id. Loading reads a tracetui trace only as far as the run's end, and an
-OTLP/JSON file or a backend source whole (imported runs are small).
+OTLP/JSON file or a backend source whole (imported runs are small). Two runs of one file are found in
+one reading of it (:func:`load_runs`): a strict scan of a big trace costs several times its index, and
+``diff A B`` of one 1 GiB file used to make two.
 """
 from __future__ import annotations
 
 import difflib
 import os
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 from tracetui.trace.reader import RunData, TraceReadError
 
@@ -73,6 +75,26 @@ def _not_found(path: str, run_id: str, names: Sequence[str], count: int) -> Trac
                           + (" …" if count > len(shown) else ""))
 
 
+def _pick(path: str, runs: Mapping[str, RunData], run_id: str | None) -> RunData:
+    """``run_id`` of a trace read whole (the only run when None), or a sentence saying why not."""
+    if run_id is None:
+        if len(runs) == 1:
+            return next(iter(runs.values()))
+        raise TraceReadError(f"{path} holds {len(runs):,} runs: choose one with {path}:ID or --run ID "
+                             f"({', '.join(list(runs)[:LISTED])}{' …' if len(runs) > LISTED else ''})")
+    if run_id in runs:
+        return runs[run_id]
+    raise _not_found(path, run_id, list(runs), len(runs))
+
+
+def _missing(path: str, run_id: str, names: list[str], count: int) -> TraceReadError:
+    if count > len(names) and os.path.getsize(path) <= 16 * _small_file_bytes():
+        from tracetui.otel.detect import read_any
+
+        names = list(read_any(path).runs)  # every id, to find the ones near the one asked for
+    return _not_found(path, run_id, names, count)
+
+
 def load_run(path: str, run_id: str | None) -> RunData:
     """The run ``run_id`` of the trace at ``path`` (a tracetui trace, OTLP/JSON, or a backend source); with
     ``run_id`` None, the file's only run. Raises :class:`~tracetui.trace.reader.TraceReadError` in words
@@ -81,27 +103,101 @@ def load_run(path: str, run_id: str | None) -> RunData:
     from tracetui.otel.detect import is_otlp, read_any
 
     try:
-        whole = is_backend_source(path) or is_otlp(path)
-        if whole or run_id is None:
-            runs = read_any(path).runs
-            if run_id is None:
-                if len(runs) == 1:
-                    return next(iter(runs.values()))
-                raise TraceReadError(f"{path} holds {len(runs):,} runs: choose one with {path}:ID or --run ID "
-                                     f"({', '.join(list(runs)[:LISTED])}{' …' if len(runs) > LISTED else ''})")
-            if run_id in runs:
-                return runs[run_id]
-            raise _not_found(path, run_id, list(runs), len(runs))
-        from tracetui.trace.checking import SMALL_FILE_BYTES, find_run
+        if is_backend_source(path) or is_otlp(path) or run_id is None:
+            return _pick(path, read_any(path).runs, run_id)
+        from tracetui.trace.checking import find_run
 
         found, names, count = find_run(path, run_id)  # reads only as far as the run's end
         if found is not None:
             return found
-        if count > len(names) and os.path.getsize(path) <= 16 * SMALL_FILE_BYTES:
-            names = list(read_any(path).runs)  # every id, to find the ones near the one asked for
-        raise _not_found(path, run_id, names, count)
+        raise _missing(path, run_id, names, count)
     except OSError as exc:
         raise TraceReadError(f"{path}: {exc.strerror or exc}") from None
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return a == b or os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _scan_for(named: Sequence[tuple[str, str]], chunk_bytes: int) -> list[RunData]:
+    """The runs of ``named`` (names of one big trace, and run ids) in one strict scan, stopped once every one
+    has ended; errors as :func:`load_run` gives them, for the first id that is missing (under its own name)."""
+    from tracetui.trace.checking import StrictScan
+
+    class _PairFinder(StrictScan):
+        """Notes where each run asked for ends (the first run listed under each name)."""
+
+        def __init__(self, path: str, names: Sequence[str]):
+            super().__init__(path)
+            self.wanted = set(names)
+            self.ended: dict[str, int] = {}
+
+        def run_ended(self, scan: Any, r: int, summary: dict[str, Any]) -> None:
+            name = self.runs.names[r]
+            if name in self.wanted and name not in self.ended:
+                self.ended[name] = r
+
+    path, ids = named[0][0], [run_id for _, run_id in named]
+    finder = _PairFinder(path, ids)
+    try:
+        for _ in finder.scan(chunk_bytes):
+            if len(finder.ended) == len(finder.wanted):
+                break
+        runs = finder.runs
+        if not len(runs):
+            detail = "it is empty" if finder.lines.size == 0 else "no line is a trace record"
+            raise TraceReadError(f"{finder.label}: no runs found ({detail})")
+        loaded = []
+        for named_as, run_id in named:
+            r = finder.ended.get(run_id)
+            if r is None:
+                try:
+                    r = runs.number(run_id)  # a run without a summary
+                except KeyError:
+                    raise _missing(named_as, run_id, runs.names[:12], len(runs)) from None
+            loaded.append(finder.load(r))
+        return loaded
+    finally:
+        finder.close()
+
+
+def load_runs(named: Sequence[tuple[str, str | None]], chunk_bytes: int = 1024 * 1024) -> list[RunData]:
+    """Each ``(path, run id)``'s run, as :func:`load_run` gives it (the same first error, in the same words),
+    but two runs of one file from one reading of it: a big trace in one strict scan that stops as soon as
+    both runs have ended, a small one or an OTLP file read whole once."""
+    from tracetui.otel.backend import is_backend_source
+    from tracetui.otel.detect import is_otlp, read_any
+
+    if len(named) != 2 or not _same_file(named[0][0], named[1][0]) or any(r is None for _, r in named):
+        return [load_run(path, run_id) for path, run_id in named]
+    path = named[0][0]  # (a second name of the same file, ./runs.jsonl or a link, still names its own errors)
+    try:
+        if is_backend_source(path) or is_otlp(path) or _size(path) <= _small_file_bytes():
+            runs = read_any(path).runs  # (what a small file's "no such run" lists: every id, nearest first)
+            return [_pick(named_as, runs, run_id) for named_as, run_id in named]
+        return _scan_for(named, chunk_bytes)  # type: ignore[arg-type]  # (no id is None here)
+    except OSError as exc:
+        raise TraceReadError(f"{path}: {exc.strerror or exc}") from None
+
+
+def _small_file_bytes() -> int:
+    from tracetui.trace.checking import SMALL_FILE_BYTES
+
+    return SMALL_FILE_BYTES
+
+
+def _size(path: str) -> int:
+    """The size of the file at ``path``, or a sentence why it cannot be read (as :func:`find_run` says it)."""
+    from tracetui.trace.reader import open_trace
+
+    fd = open_trace(path)
+    try:
+        return os.fstat(fd).st_size
+    finally:
+        os.close(fd)
 
 
 def split_specs(words: Sequence[str]) -> list[tuple[str, str | None]]:

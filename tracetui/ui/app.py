@@ -121,22 +121,20 @@ def open_paths(paths: Sequence[str], follow: bool = False, stdin: BinaryIO | int
     inputs: list[Any] = []
     for path in paths:
         if path == "-":
-            from tracetui.otel.detect import spooled_otlp
+            from tracetui.otel.detect import spooled_source
             from tracetui.trace.spool import Spool
 
             spool = Spool(stdin if stdin is not None else sys.stdin.buffer)
             try:
-                imported = spooled_otlp(spool, timeout=STDIN_KIND_SECONDS)
+                imported = spooled_source(spool, timeout=STDIN_KIND_SECONDS)
             except BaseException:
                 spool.close()
                 raise
-            if imported is not None:  # OTLP/JSON on standard input: read whole, as a file of it is
-                spool.close()
+            if imported is not None:  # OTLP/JSON on standard input: read as it arrives, as a file of it is
                 if len(paths) > 1:
+                    imported.close()
                     raise TraceReadError("-: standard input holds OTLP/JSON: open it on its own")
-                from tracetui.trace.source import MemorySource
-
-                return MemorySource(list(imported.runs.values()), imported.path, imported.problems)
+                return imported
             inputs.append(spool)
         else:
             inputs.append(path)

@@ -23,13 +23,13 @@ from __future__ import annotations
 import gc
 import sys
 import threading
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Callable
 
 import numpy as np
 
 from tracetui.trace.format import TRACE_VERSION
-from tracetui.trace.index.classify import EVENT, RUN, SUMMARY, per_line, scratch
+from tracetui.trace.index.classify import EVENT, RUN, SUMMARY, per_line, scratch, true_offsets
 
 #: an aligned block of this many digits marks a line whose numbers may overflow
 _LONG_RUN = 64
@@ -38,6 +38,7 @@ _BLOCK = 256 * 1024
 _ALL_DIGITS8 = np.frombuffer(b"\x01" * 8, np.uint64)[0]
 _SEQ = attrgetter("seq")
 _RUN_ID = attrgetter("run_id")
+_VERSION = attrgetter("trace_version")
 
 
 def _decoder() -> Any:
@@ -68,7 +69,8 @@ class Validation:
         buf, starts, ends, kinds = self.buf, chunk.starts, chunk.ends, chunk.kinds
         self.starts, self.ends = starts, ends
         self.seqs = np.zeros(len(starts), np.int64)
-        candidates = fast & ~_overflowing(a, starts)
+        self.eights = np.zeros(len(starts), bool)
+        candidates = fast & ~_overflowing(a, starts, self.eights)
         lines = np.flatnonzero(fast)
         decoder = _decoder()
         records, depth_checked = self._in_one_call(decoder, chunk, fast, lines)
@@ -95,34 +97,30 @@ class Validation:
         # what the scan needs: each event's seq, each summary (read by orjson where msgspec may differ)
         events = np.flatnonzero(ok & (line_kinds == EVENT))
         if len(events):
-            picked = [records[j] for j in events.tolist()]
+            picked = _picked(records, events)
             self.seqs[lines[events]] = np.fromiter(map(_SEQ, picked), np.int64, len(picked))
         at = np.flatnonzero(ok & (line_kinds == SUMMARY))
         if len(at):
             self._summaries(at, lines[at], records, keys, ok)
-        self.odd_versions = {int(lines[j]) for j in np.flatnonzero(ok & (line_kinds == RUN)).tolist()
-                             if not _plain_version(records[j].trace_version)}
+        run_lines = np.flatnonzero(ok & (line_kinds == RUN))
+        self.odd_versions = {int(lines[j]) for j, version in zip(run_lines.tolist(),
+                                                                 map(_VERSION, _picked(records, run_lines)))
+                             if version is not None and (type(version) is not int or version > TRACE_VERSION)}
         candidates[lines] = ok
         return candidates
 
     def _summaries(self, at: Any, lines: Any, records: list[Any], keys: list[bytes], ok: Any) -> None:
-        """Keep each summary; one with 15 digits or more in a row is read by orjson instead."""
-        from tracetui.trace.index.layout import summary_of
+        """Keep each summary; one with 15 digits or more in a row (an aligned block of 8 digits, found by
+        :func:`_overflowing`) is read by orjson instead."""
+        self.summaries.update(zip(lines.tolist(), _picked(records, at)))
+        exact = np.flatnonzero(self.eights[lines])
+        if len(exact):
+            from tracetui.trace.index.layout import summary_of
 
-        buf, starts, ends = self.buf, self.starts, self.ends
-        pieces = [buf[s:e] for s, e in zip(starts[lines].tolist(), ends[lines].tolist())]
-        offsets = np.cumsum([0] + [len(p) + 1 for p in pieces])[:-1]
-        exact = np.zeros(len(pieces), bool)
-        blocks = long_numbers(b"\n".join(pieces))
-        if len(blocks):
-            exact[np.searchsorted(offsets, blocks, side="right") - 1] = True
-        summaries = self.summaries
-        for j, i, piece, read_exactly in zip(at.tolist(), lines.tolist(), pieces, exact.tolist()):
-            if read_exactly:
-                summaries[i] = summary_of(piece, keys[j].decode("utf-8", "surrogateescape"))
+            buf, summaries = self.buf, self.summaries
+            for j, i in zip(at[exact].tolist(), lines[exact].tolist()):
+                summaries[i] = summary_of(buf[self.starts[i]:self.ends[i]], keys[j].decode("utf-8", "surrogateescape"))
                 ok[j] = summaries[i] is not None
-            else:
-                summaries[i] = records[j]
 
     def _in_one_call(self, decoder: Any, chunk: Any, fast: Any, lines: Any) -> tuple[list[Any] | None, bool]:
         """Every fast line's record in one call (None when some line is not a record, or too deep),
@@ -144,34 +142,54 @@ class Validation:
         return (records if len(records) == len(lines) else None), checked
 
 
-def _overflowing(a: Any, starts: Any) -> Any:
+def _overflowing(a: Any, starts: Any, eights: Any = None) -> Any:
     """Lines that may hold a number orjson refuses as overflowing a double: an exponent of three
     digits or more (an ``e`` or ``E`` after a digit, then a sign or not, then three digits) that may end
     a number's mantissa (:func:`_after_a_value_start`), or an aligned block of 64 digits. Worked out in
-    blocks that stay in the processor's cache, in reused arrays (:func:`.classify.scratch`)."""
+    blocks that stay in the processor's cache, in reused arrays (:func:`.classify.scratch`).
+
+    The exponents are found a block at a time (:func:`.classify.true_offsets`: most words of the mask
+    hold none) and looked at further all at once, per chunk. ``eights``, when given, is set for every
+    line that holds an aligned block of 8 digits (any 15 digits in a row hold one)."""
     n = len(a)
     overflowing = np.zeros(len(starts), bool)
-    hits = []
+    hits, exps, words = [], [], []
     for start in range(0, n, _BLOCK):
-        block = a[start:min(n, start + _BLOCK + 5)]  # 5 more: a sign and three digits after an e at its end
+        block = a[start:min(n, start + _BLOCK + 1)]  # 1 more: the e after a digit at its end
         m = len(block)
         if m < 2:
             break
         digit = np.less(np.subtract(block, 0x30, out=scratch(1, m, np.uint8)), 10, out=scratch(2, m, np.bool_))
         letter = np.equal(np.bitwise_or(block, 0x20, out=scratch(1, m, np.uint8)), 0x65, out=scratch(3, m, np.bool_))
-        exp = np.flatnonzero(np.logical_and(digit[:-1], letter[1:], out=scratch(4, m - 1, np.bool_))[:_BLOCK]) + 1
-        if len(exp):  # rare: each looked at
-            after = np.minimum(exp + 1, m - 1)
-            first = after + ((block[after] == 0x2B) | (block[after] == 0x2D))  # after a sign
-            three = digit[np.minimum(first, m - 1)] & digit[np.minimum(first + 1, m - 1)] & \
-                digit[np.minimum(first + 2, m - 1)] & (first + 2 < m)
-            hits.append(_after_a_value_start(a, exp[three] + start))
-        whole = min(m, _BLOCK) - min(m, _BLOCK) % _LONG_RUN
-        runs = digit[:whole].view(np.uint64).reshape(-1, _LONG_RUN // 8)
-        hits.append(np.flatnonzero((runs == _ALL_DIGITS8).all(1)) * _LONG_RUN + start)
+        looked = min(m - 1, _BLOCK)
+        after_digit = np.logical_and(digit[:looked], letter[1:looked + 1], out=scratch(4, looked, np.bool_))
+        exps.append(true_offsets(after_digit) + (start + 1))
+        whole = min(m, _BLOCK) - min(m, _BLOCK) % 8  # (the block's 8-byte words: aligned, as _BLOCK is)
+        if whole:
+            all8 = np.equal(digit[:whole].view(np.uint64), _ALL_DIGITS8, out=scratch(5, whole // 8, np.bool_))
+            runs = whole // 8 - (whole // 8) % (_LONG_RUN // 8)
+            blocks = np.flatnonzero(all8[:runs].view(np.uint64) == _ALL_DIGITS8)  # 8 words of 8 digits, aligned
+            hits.append(blocks * _LONG_RUN + start)
+            if eights is not None:
+                words.append(true_offsets(all8) * 8 + start)
+    exp = np.concatenate(exps) if exps else np.zeros(0, np.int64)
+    if len(exp):  # rare (an id such as req-83e602 holds one): all of them looked at together
+        first = exp + 1
+        first += np.isin(a[np.minimum(first, n - 1)], _SIGNS) & (first < n)  # after a sign
+        three = (first + 2 < n) & _is_digit(a, first) & _is_digit(a, first + 1) & _is_digit(a, first + 2)
+        hits.append(_after_a_value_start(a, exp[three]))
     if hits:
         _mark(overflowing, starts, np.concatenate(hits))
+    if words:
+        _mark(eights, starts, np.concatenate(words))
     return overflowing
+
+
+_SIGNS = np.frombuffer(b"+-", np.uint8)
+
+
+def _is_digit(a: Any, at: Any) -> Any:
+    return np.subtract(a[np.minimum(at, len(a) - 1)], 0x30, dtype=np.uint8) < 10
 
 
 #: bytes a JSON number may follow (or the start of the text): a number elsewhere is inside a string
@@ -210,16 +228,11 @@ def _after_a_value_start(a: Any, at: Any) -> Any:
     return at[keep]
 
 
-def long_numbers(joined: bytes) -> Any:
-    """Where the aligned blocks of 8 digits are in ``joined`` (any run of 15 digits holds one)."""
-    a = np.frombuffer(joined, np.uint8)
-    digit = (a - 0x30) < 10
-    return np.flatnonzero(digit[:len(a) - len(a) % 8].view(np.uint64) == _ALL_DIGITS8) * 8
-
-
-def _plain_version(version: Any) -> bool:
-    """A ``trace_version`` that reads without a warning: absent, or an int of at most this version's."""
-    return version is None or (type(version) is int and version <= TRACE_VERSION)
+def _picked(records: list[Any], at: Any) -> Any:
+    """``[records[j] for j in at]``, made in C."""
+    if len(at) < 2:
+        return [records[int(j)] for j in at]
+    return itemgetter(*at.tolist())(records)
 
 
 def _mark(lines: Any, starts: Any, positions: Any) -> None:

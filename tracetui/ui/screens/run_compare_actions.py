@@ -88,6 +88,7 @@ class RunCompareActions:
                     severity="error", markup=False)
                 return
         result = diff_runs(*loaded)
+        differing = result.differing  # (a pass over every row: here, not on the UI thread)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self.app.push_screen,  # type: ignore[attr-defined]
-                                      RunDiffScreen(result, entries, loaded, names))
+                                      RunDiffScreen(result, entries, loaded, names, differing))

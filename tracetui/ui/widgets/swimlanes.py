@@ -3,6 +3,9 @@
 A line-API ScrollView: the lane labels stay put while the steps scroll sideways,
 so runs with hundreds of events stay readable. The cells fit the terminal
 (:mod:`.cell_words`): a short run is shown whole, a long one scrolls by whole cells.
+Only the cells on screen are drawn, when they are painted: a move along a run of
+20,000 steps draws what a move along one of twenty does (drawing every column on
+each move took seconds: benchmarks/bench_huge_run.py).
 """
 from __future__ import annotations
 
@@ -49,13 +52,21 @@ class SwimLanes(ScrollView, can_focus=True, inherit_bindings=False):
         self.entry: RunEntry | None = None
         self.cursor = 0
         self.cells: CellLayout = WIDE
-        self._rows: list[Strip] = []
+        self._index: dict[Any, int] = {}  # seq -> the first step holding it
+        self._reached: frozenset[Any] = frozenset()  # the lanes some step is on
 
     # -- data -----------------------------------------------------------------------------
     def show_run(self, entry: RunEntry | None, events: Sequence[dict[str, Any]], seq: int | None = None) -> None:
         """Show a run; put the cursor on ``seq``, else on the first failure, else on step 1."""
         self.entry = entry
         self.events = sorted(events, key=lambda e: e.get("seq") if isinstance(e.get("seq"), int) else 0)
+        self._index = {}
+        for i, event in enumerate(self.events):
+            try:
+                self._index.setdefault(event.get("seq"), i)
+            except TypeError:  # a malformed event's unhashable seq: found by looking (index_of)
+                pass
+        self._reached = frozenset(e.get("lane") for e in self.events)
         target = seq if seq is not None else self.first_failure_seq
         self.cursor = self.index_of(target) if target is not None else 0
         self.scroll_to(x=0, animate=False, immediate=True)
@@ -79,9 +90,14 @@ class SwimLanes(ScrollView, can_focus=True, inherit_bindings=False):
         return self.events[self.cursor] if 0 <= self.cursor < len(self.events) else None
 
     def index_of(self, seq: int | None) -> int:
-        for i, event in enumerate(self.events):
-            if event.get("seq") == seq:
-                return i
+        try:
+            return self._index[seq]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable seq (a malformed event's): looked for step by step
+            for i, event in enumerate(self.events):
+                if event.get("seq") == seq:
+                    return i
         return self.cursor if self.cursor < len(self.events) else 0
 
     def select_seq(self, seq: int | None) -> None:
@@ -103,11 +119,14 @@ class SwimLanes(ScrollView, can_focus=True, inherit_bindings=False):
         self.post_message(self.EventSelected(self.current))
 
     def _relayout(self) -> None:
-        """Choose the cells' width for this width and run, and draw the rows at it."""
+        """Choose the cells' width for this width and run (the cells are drawn as they are painted)."""
         width = self.scrollable_content_region.width or self.size.width
         self.cells = choose_layout(width, len(self.events)) if width else WIDE
-        self._rows = self._build_rows()
-        self.virtual_size = Size(self.cells.label_w + len(self.events) * self.cells.col_w, len(LANES) + 1)
+        layout, steps = self.cells, len(self.events)
+        # room to scroll until the last step is shown whole (cells shown whole leave a few columns spare)
+        last_first = max(0, steps - visible_steps(layout, width)) if width else 0
+        self.virtual_size = Size(max(layout.label_w + steps * layout.col_w, last_first * layout.col_w + width),
+                                 len(LANES) + 1)
 
     def on_resize(self, event: events.Resize) -> None:
         self._relayout()
@@ -148,38 +167,38 @@ class SwimLanes(ScrollView, can_focus=True, inherit_bindings=False):
             return set_cell_size(body, layout.col_w - 1), " "
         return set_cell_size(body, layout.col_w - 1), "◀" if marked else " "
 
-    def _build_rows(self) -> list[Strip]:
-        """One strip per row (step axis, then lanes), full width, without the label column."""
+    def _row(self, y: int, start: int, stop: int) -> Strip:
+        """Row ``y`` (0 the step axis, then the lanes) of steps ``start`` to ``stop``, without the label column."""
         col_w = self.cells.col_w
         ff = (self.entry.first_failure if self.entry else None) or {}
         ff_lane, ff_seq, decided = ff.get("lane"), ff.get("seq"), ff.get("decided_at")
-        axis: list[Segment] = []
-        for i, event in enumerate(self.events):
+        segs: list[Segment] = []
+        if y == 0:
+            for i in range(start, stop):
+                seq = self.events[i].get("seq")
+                style = MARK if seq == ff_seq else DIM
+                text = f"{seq}▼" if seq == ff_seq else str(seq)
+                if cell_len(text) >= col_w:  # a step number too long for its cell: its last digits, marked
+                    text = "…" + text[-(col_w - 2):]
+                segs.append(Segment(set_cell_size(text, col_w), style + CURSOR if i == self.cursor else style))
+            return Strip(segs)
+        lane = LANES[y - 1]
+        for i in range(start, stop):
+            event = self.events[i]
+            if event.get("lane") != lane:
+                segs.append(Segment(set_cell_size("·", col_w), DIM))
+                continue
             seq = event.get("seq")
-            style = MARK if seq == ff_seq else DIM
-            text = f"{seq}▼" if seq == ff_seq else str(seq)
-            if cell_len(text) >= col_w:  # a step number too long for its cell: its last digits, marked
-                text = "…" + text[-(col_w - 2):]
-            axis.append(Segment(set_cell_size(text, col_w), style + CURSOR if i == self.cursor else style))
-        rows = [axis]
-        for lane in LANES:
-            segs: list[Segment] = []
-            for i, event in enumerate(self.events):
-                if event.get("lane") != lane:
-                    segs.append(Segment(set_cell_size("·", col_w), DIM))
-                    continue
-                seq = event.get("seq")
-                marked = lane == ff_lane and seq == ff_seq
-                style = DECIDING if marked else OUTCOME_STYLES.get(event.get("outcome"), Style())
-                if seq == decided and not marked and event.get("outcome") == FAILED:
-                    style = MARK
-                body, after = self._cell(event, marked)
-                if i == self.cursor:  # the deciding failure keeps its red under the cursor
-                    style = CURSOR + style if marked else style + CURSOR
-                segs.append(Segment(body, style))
-                segs.append(Segment(after, style if after.strip() else Style()))
-            rows.append(segs)
-        return [Strip(r) for r in rows]
+            marked = lane == ff_lane and seq == ff_seq
+            style = DECIDING if marked else OUTCOME_STYLES.get(event.get("outcome"), Style())
+            if seq == decided and not marked and event.get("outcome") == FAILED:
+                style = MARK
+            body, after = self._cell(event, marked)
+            if i == self.cursor:  # the deciding failure keeps its red under the cursor
+                style = CURSOR + style if marked else style + CURSOR
+            segs.append(Segment(body, style))
+            segs.append(Segment(after, style if after.strip() else Style()))
+        return Strip(segs)
 
     def _tail(self, lane: str, reached: bool) -> tuple[str, Style]:
         """What follows a lane's last step when there is room: the first failure, or why it is empty."""
@@ -196,7 +215,7 @@ class SwimLanes(ScrollView, can_focus=True, inherit_bindings=False):
             return [Segment(set_cell_size(" step", label_w), DIM)]
         lane = LANES[y - 1]
         ff_lane = self.entry.failing_lane if self.entry else None
-        reached = any(e.get("lane") == lane for e in self.events)
+        reached = lane in self._reached
         marker = "▶" if lane == ff_lane else " "
         style = MARK if lane == ff_lane else (Style() if reached else DIM)
         return [Segment(marker, MARK), Segment(set_cell_size(lane_label(lane, self.cells), label_w - 1), style)]
@@ -212,13 +231,11 @@ class SwimLanes(ScrollView, can_focus=True, inherit_bindings=False):
         label = Strip(self._label(y))
         first = self.first_shown
         shown = min(visible_steps(layout, width), max(0, len(self.events) - first))
-        parts = [label]
-        if y < len(self._rows):
-            parts.append(self._rows[y].crop(first * layout.col_w, (first + shown) * layout.col_w))
+        parts = [label, self._row(y, first, first + shown)]
         room = width - layout.label_w - shown * layout.col_w
         if y > 0 and first + shown >= len(self.events):  # the run's end is on screen: say what the lane lacks
             lane = LANES[y - 1]
-            tail, style = self._tail(lane, any(e.get("lane") == lane for e in self.events))
+            tail, style = self._tail(lane, lane in self._reached)
             if tail and cell_len(tail) <= room:
                 parts.append(Strip([Segment(tail, style)]))
         elif y == 0 and first + shown < len(self.events) and room >= 2:
