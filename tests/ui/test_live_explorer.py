@@ -212,3 +212,27 @@ async def test_a_huge_event_shows_a_bounded_preview_and_v_shows_it_whole(tmp_pat
         await pilot.pause()
         assert not isinstance(app.screen, ValueScreen)
         assert printable("big") in screen_text(app)
+
+
+async def test_standard_input_that_fails_midway_keeps_the_runs_read_and_says_why():
+    """The pipe breaks (a connection reset) after a run arrived: the run stays listed, the explorer stays
+    open, and a problem of the input says it was not read to its end."""
+    import socket
+    import struct
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        sender = socket.create_connection(server.getsockname())
+        receiver, _ = server.accept()
+        app = TraceApp(open_paths(["-"], stdin=receiver.fileno()))
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            sender.sendall(run_of("single", "piped-1"))
+            await wait_until(pilot, lambda: run_ids(app) == ["piped-1"], tries=200)
+            sender.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sender.close()  # a reset, not an end: reading it fails
+            await wait_until(pilot, lambda: app.source.done or not app.screen.scanning, tries=200)
+            await settle(pilot, app)
+            said = [p.message for p in app.source.problems()]
+            assert any("reading standard input failed" in m for m in said), said
+            assert run_ids(app) == ["piped-1"] and app.is_running
+            assert "1 problem" in screen_text(app), screen_text(app)  # (said where it stays, not in a toast)
+        receiver.close()

@@ -28,6 +28,8 @@ from tracetui.explain.wire import CallSpec, answer_body, call_places, calls_body
 from tracetui.loop.validation import validate_arguments
 from tracetui.replay.pointer import format_pointer
 from tracetui.trace.format import OK
+from tracetui.trace.redact import redact_field
+from tracetui.trace.safe_text import redacted_prefix
 
 #: a word of the user's text that could be an argument: letters, digits and the joiners ids use
 _TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_.:/@-]*[A-Za-z0-9])?")
@@ -64,7 +66,7 @@ def receipts_by_tool(ev: Evidence, before_seq: int | None = None) -> list[tuple[
 
 
 def _facts(receipts: list[tuple[str, dict[str, Any]]]) -> str:
-    shown = [" ".join(str(v) for v in r.values() if isinstance(v, (str, int, float)))[:40] or brief(r, 30)
+    shown = [redacted_prefix(" ".join(str(redact_field(k, v)) for k, v in r.items() if isinstance(v, (str, int, float))), 40) or brief(r, 30)
              for _, r in receipts[:3]]
     return ", ".join(shown) + (" …" if len(receipts) > 3 else "")
 

@@ -7,6 +7,7 @@ from typing import Any
 import orjson
 
 from tracetui.replay.pointer import format_pointer
+from tracetui.trace.safe_text import redacted_prefix
 
 #: Which side of the run an edit changes, as a bug report would say it.
 SIDES = {
@@ -75,4 +76,4 @@ def one(path_parts: list[Any], value: Any, words: str, side: str, lane: str | No
 def brief(value: Any, limit: int = 60) -> str:
     """A value in a sentence: text as it is, anything else as compact JSON, cut short."""
     text = value if isinstance(value, str) else orjson.dumps(value).decode()
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else redacted_prefix(text, limit - 1) + "…"  # (a cut secret passes redaction)

@@ -186,14 +186,12 @@ class Search:
                 return False
             if _verdict_key(outcome.after) == _verdict_key(self.evidence.verdict):
                 return True
-            output.seek(0, 2)
-            output.seek(max(0, output.tell() - AGENT_WORDS))
-            said = output.read().decode("utf-8", "replace").strip().splitlines()[-3:]
+            said = _last_words(output)
         self.reason = (f"your command does not reproduce run {self.run.run_id}: re-run without an edit, it ends "
                        f"{_verdict_words(outcome.after)}, where the recording ends {_verdict_words(self.evidence.verdict)};"
                        f" no edit was tried (is this the agent's command, run from its folder, with its environment?)")
         if said:
-            self.reason += " — the agent's last words: " + redact_text(" / ".join(line.strip() for line in said))
+            self.reason += " — the agent's last words: " + said
         return False
 
     def _rerun(self, candidate: Candidate) -> tuple[ReplayOutcome | None, float]:
@@ -332,6 +330,21 @@ def explain(run: RunData, pairs: bool = True, command: Sequence[str] | None = No
 
 #: bytes of the agent's own output kept to say why its re-run did not reproduce the recording
 AGENT_WORDS = 2000
+
+
+def _last_words(output: Any) -> str:
+    """The last lines the agent printed (at most :data:`AGENT_WORDS` characters), redacted before they are
+    cut: a cut from the start would leave the end of a key (``…A1b2C3``) that has lost the shape redaction
+    knows it by, so a line begun before what is read is dropped, and the rest redacted whole."""
+    output.seek(0, 2)
+    start = max(0, output.tell() - AGENT_WORDS - 4 * 4096)
+    output.seek(start)
+    text = output.read().decode("utf-8", "replace")
+    if start:
+        text = text.partition("\n")[2]
+    lines = redact_text(text).strip().splitlines()[-3:]
+    said = " / ".join(line.strip() for line in lines)
+    return said if len(said) <= AGENT_WORDS else "…" + said[-AGENT_WORDS:]
 
 
 def _verdict_key(verdict: dict[str, Any]) -> tuple[Any, ...]:

@@ -12,6 +12,7 @@ from tracetui.loop.scenarios import SCENARIOS
 from tracetui.loop.world import (
     BUDGETS, INSTRUCTIONS, PRINCIPAL, READ_ORDER, default_tool_data, default_tools,
 )
+from tracetui.trace.safe_text import redacted_prefix
 
 RECORDED_BUDGETS = {**BUDGETS, "max_turns": 3, "max_calls": 2}
 RECORDED_QUESTION = "What is the status of order o-1?"
@@ -181,4 +182,4 @@ def _shown(value: Any) -> str:
         text = orjson.dumps(value).decode()
     except (TypeError, orjson.JSONEncodeError):
         text = type(value).__name__
-    return text if len(text) <= 40 else text[:39] + "…"
+    return text if len(text) <= 40 else redacted_prefix(text, 39) + "…"

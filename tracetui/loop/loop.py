@@ -23,6 +23,7 @@ from tracetui.providers import base
 from tracetui.providers.base import INTERRUPTED, RESPONSE_TOO_LARGE, Adapter, Exchange, HttpRequest, ModelTurn, Transport
 from tracetui.trace.format import ANSWER_READY, FAILED, OK, RECOVERED, TRACE_VERSION
 from tracetui.trace.responsibility import ABLATED
+from tracetui.trace.safe_text import redacted_prefix
 from tracetui.trace.verdict import RECORDING_ENDED, first_failure, status_of
 
 GENERATION_FAILURES = {
@@ -458,7 +459,7 @@ def _api_error_message(body: Any) -> str | None:
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         message = body["error"].get("message")
         if isinstance(message, str) and message:
-            return message if len(message) <= 160 else message[:159] + "…"
+            return message if len(message) <= 160 else redacted_prefix(message, 159) + "…"
     return None
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracetui.providers.base import CASSETTE_EXHAUSTED, INTERRUPTED, MALFORMED_EXCHANGE, RESPONSE_TOO_LARGE
+from tracetui.trace.safe_text import redacted_prefix
 
 CODE_BY_STATUS = {400: "request_rejected", 401: "auth_error", 403: "auth_error", 404: "not_found",
                   408: "timeout", 409: "conflict", 413: "request_too_large", 422: "request_rejected",
@@ -187,7 +188,7 @@ def _redirect(status: int, headers: Any) -> Decision | None:
     if not 300 <= status < 400:
         return None
     where = _header(headers, "location")
-    shown = "" if not where else f": the server points to {where[:200]}{'…' if len(where) > 200 else ''}"
+    shown = "" if not where else f": the server points to {redacted_prefix(where, 200)}{'…' if len(where) > 200 else ''}"
     return Decision(False, why=f"not followed: a redirect is never followed, the key would go with it{shown}")
 
 

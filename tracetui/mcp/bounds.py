@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracetui.trace.safe_text import printable_json
+from tracetui.trace.safe_text import printable_json, redacted_prefix
 
 #: the most JSON text one tool call returns
 MAX_BYTES = 64 * 1024
@@ -33,7 +33,7 @@ def echoed(value: Any) -> Any:
 
 def error_text(text: str) -> str:
     """A tool error's words, cut to :data:`MAX_ERROR` characters."""
-    return text if len(text) <= MAX_ERROR else text[:MAX_ERROR] + "… [cut by tracetui mcp]"
+    return text if len(text) <= MAX_ERROR else redacted_prefix(text, MAX_ERROR) + "… [cut by tracetui mcp]"
 
 
 def size(value: Any) -> int:
@@ -45,7 +45,7 @@ def cut_strings(value: Any, longest: int) -> Any:
     if isinstance(value, str):
         if len(value) <= longest:
             return value
-        return value[:longest] + f"… [cut by tracetui mcp: {len(value):,} characters in all]"
+        return redacted_prefix(value, longest) + f"… [cut by tracetui mcp: {len(value):,} characters in all]"
     if isinstance(value, dict):
         return {k: cut_strings(v, longest) for k, v in value.items()}
     if isinstance(value, list):

@@ -13,6 +13,7 @@ from tracetui.otel.errors import (BUDGET, GUARDRAIL, PARSING, PERMISSION, UNKNOW
                                   error_text)
 from tracetui.otel.spans import STATUS_ERROR, Span
 from tracetui.trace.format import FAILED, OK
+from tracetui.trace.safe_text import redacted_prefix
 
 
 _OFFERED = re.compile(r"\[[^\]]*\]")
@@ -20,7 +21,7 @@ _OFFERED = re.compile(r"\[[^\]]*\]")
 
 def _short(text: str, width: int = 160) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return text if len(text) <= width else redacted_prefix(text, width - 1) + "…"
 
 
 def _text(value: Any) -> str:

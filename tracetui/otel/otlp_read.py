@@ -21,6 +21,7 @@ from tracetui.otel.otlp_typed import spans_of_line
 from tracetui.otel.spans import KIND_NAMES, STATUS_NAMES, Span, SpanEvent, attributes_of
 from tracetui.trace.limits import MAX_LINE_BYTES
 from tracetui.trace.reader import Problem, iter_fd_lines, iter_lines, open_checked
+from tracetui.trace.safe_text import redacted_prefix
 
 #: a single-document file is parsed whole; past this size it must be JSON lines
 MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
@@ -107,7 +108,7 @@ def parent_cycles(spans: list[Span], path: str) -> list[Problem]:
             if node is not None and node.span_id in chain:  # walked into this walk's own chain: a ring
                 ring = list(chain)[chain[node.span_id]:]
                 first = by_id[ring[0]]
-                problems.append(Problem(first.line, f"span {first.name[:60]!r} (spanId {first.span_id}) and "
+                problems.append(Problem(first.line, f"span {redacted_prefix(first.name, 60)!r} (spanId {first.span_id}) and "
                                                     f"{len(ring) - 1} other(s) are each other's parents (a parent "
                                                     f"cycle): that part of trace {first.trace_id} has no root",
                                         path))
@@ -120,8 +121,8 @@ def _described(raw: Any) -> str:
     if not isinstance(raw, dict):
         return ""
     name, span_id = raw.get("name"), _get(raw, "spanId", "span_id")
-    said = [repr(name[:60]) if isinstance(name, str) and name else "",
-            f"spanId {span_id[:40]}" if isinstance(span_id, str) and span_id else ""]
+    said = [repr(redacted_prefix(name, 60)) if isinstance(name, str) and name else "",
+            f"spanId {redacted_prefix(span_id, 40)}" if isinstance(span_id, str) and span_id else ""]
     said = [x for x in said if x]
     return f" ({', '.join(said)})" if said else ""
 

@@ -32,6 +32,7 @@ from tracetui.otel import semconv as sc
 from tracetui.otel.backend import Query
 from tracetui.otel.spans import KIND_CLIENT, KIND_INTERNAL, Span
 from tracetui.trace.reader import Problem, TraceFile, TraceReadError
+from tracetui.trace.safe_text import redacted_prefix
 
 TIMEOUT_S = 30.0
 TRACES_PAGE = 100  # traces listed a page; their spans are asked for together
@@ -299,6 +300,6 @@ def _detail(body: bytes) -> str:
         text = said.get("detail") if isinstance(said, dict) else None
     except orjson.JSONDecodeError:
         text = None
-    text = text if isinstance(text, str) else body[:400].decode("utf-8", errors="replace")
+    text = text if isinstance(text, str) else body[:400 + 8192].decode("utf-8", errors="replace")
     text = " ".join(text.split())
-    return f": {text[:200]}" if text else ""
+    return f": {redacted_prefix(text, 200)}" if text else ""

@@ -40,6 +40,7 @@ from tracetui.otel.spans import Span
 from tracetui.providers.header_deadline import HeaderDeadline, bound_header_reads
 from tracetui.providers.http_transport import ACCEPT_ENCODING, is_loopback
 from tracetui.providers.response_caps import DecodedBody, TooLarge
+from tracetui.trace.safe_text import cut_text, redacted_prefix
 
 TRACES_PATH = "/v1/traces"
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
@@ -232,7 +233,7 @@ def _accepted(response: httpx.Response, url: str) -> tuple[int, str]:
 
 def _excerpt(response: httpx.Response, limit: int = 160) -> str:
     text = " ".join(response.content[:4 * limit].decode("utf-8", errors="replace").split())
-    return repr(text if len(text) <= limit else text[:limit - 1] + "…")
+    return repr(cut_text(text, limit))
 
 
 def _post(client: httpx.Client, url: str, body: bytes, headers: Mapping[str, str],
@@ -261,7 +262,7 @@ def _post(client: httpx.Client, url: str, body: bytes, headers: Mapping[str, str
             raise SendError(f"{url}: redirected ({response.status_code}) to {where}; redirects are not followed, "
                             f"give the final URL")
         if response.status_code >= 400:
-            excerpt = response.text[:200].strip()
+            excerpt = redacted_prefix(response.text[:4 * 200 + 8192], 200).strip()  # (redacted before the cut)
             raise SendError(f"{url}: the collector answered {response.status_code}"
                             + (f": {excerpt}" if excerpt else ""))
         if not 200 <= response.status_code < 300:

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from tracetui.providers.shapes import json_type
 from tracetui.trace.format import CODE_RECORDING_ENDED
 from tracetui.trace.limits import MAX_DEPTH, too_deep
+from tracetui.trace.safe_text import cut_text
 
 
 @dataclass(slots=True)
@@ -152,7 +153,7 @@ def exchange_problem(rec: Any) -> str | None:
 
 
 def brief_text(value: str, limit: int = 40) -> str:
-    return repr(value if len(value) <= limit else value[:limit - 1] + "…")
+    return repr(cut_text(value, limit))
 
 
 def _clean_headers(raw: Any) -> dict[str, str]:

@@ -29,6 +29,7 @@ from tracetui.providers.shapes import (
     brief, error_message, foreign_detail, identify, json_type, plain, text_or_none, try_canonical_json,
 )
 from tracetui.providers.transcript import call_names, turns
+from tracetui.trace.safe_text import redacted_prefix
 
 #: the Gemini API version the requests use: the one with ``parameters_json_schema`` and thought signatures
 API_VERSION = "v1beta"
@@ -187,7 +188,7 @@ class GeminiStreamAssembler(EventFolder):
     def take(self, event: dict[str, Any]) -> str | None:
         if identify(event) != "gemini" and "usageMetadata" not in event:
             if "data" in event:
-                raise StreamProtocolError(f"event data is not a chunk: {plain(event['data'])[:60]!r}")
+                raise StreamProtocolError(f"event data is not a chunk: {redacted_prefix(plain(event['data']), 60)!r}")
             return None
         for key in ("usageMetadata", "modelVersion", "responseId", "promptFeedback"):
             if key in event:

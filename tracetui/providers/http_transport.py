@@ -47,6 +47,7 @@ from tracetui.trace.known_secret import KnownSecret
 from tracetui.trace.redact import TEXT_MARKER
 from tracetui.trace.stream_redact import StreamRedactor, redact_events
 from tracetui.trace.limits import too_deep
+from tracetui.trace.safe_text import redacted_prefix
 
 KEY_ENV = {"openai-responses": "OPENAI_API_KEY", "openai-chat": "OPENAI_API_KEY",
            "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
@@ -324,7 +325,7 @@ def _connection_words(exc: BaseException) -> dict[str, Any] | None:
     if not words:
         return None
     if len(words) > MAX_ERROR_WORDS:
-        words = words[:MAX_ERROR_WORDS - 1] + "…"
+        words = redacted_prefix(words, MAX_ERROR_WORDS - 1) + "…"
     return {"error": {"type": "connection", "message": words}}
 
 

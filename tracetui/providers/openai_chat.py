@@ -18,6 +18,7 @@ from tracetui.providers.base import (
 )
 from tracetui.providers.shapes import brief, error_message, foreign_detail, identify, json_type, plain, text_or_none
 from tracetui.providers.transcript import turns
+from tracetui.trace.safe_text import redacted_prefix
 
 DONE = "[DONE]"
 
@@ -143,7 +144,7 @@ class ChatStreamAssembler(EventFolder):
             return None
         if "choices" not in event:
             if "data" in event:
-                raise StreamProtocolError(f"event data is not a chunk: {plain(event['data'])[:60]!r}")
+                raise StreamProtocolError(f"event data is not a chunk: {redacted_prefix(plain(event['data']), 60)!r}")
             return None
         for key in ("id", "model", "created", "system_fingerprint", "service_tier"):
             if key in event:

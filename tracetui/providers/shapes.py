@@ -10,6 +10,9 @@ from typing import Any
 
 import orjson
 
+from tracetui.trace.redact import redact_text, redact_value
+from tracetui.trace.safe_text import redacted_prefix
+
 LABELS = {
     "openai-responses": "a Responses API object",
     "openai-chat": "a Chat Completions response",
@@ -80,7 +83,11 @@ def brief(value: Any, limit: int = 120) -> str:
     object only by its type, so an untrusted value of any size or depth is safe to mention."""
     if isinstance(value, str):
         shown = repr(value)
-        return shown if len(shown) <= limit else shown[:limit - 1] + "…"
+        if len(shown) <= limit:  # (redacted before repr: its escapes would hide a keyed secret)
+            shown = repr(redact_text(value))
+            return shown if len(shown) <= limit else shown[:limit - 1] + "…"
+        head = redacted_prefix(value, limit)
+        return (shown if head == value[:limit] else repr(head))[:limit - 1] + "…"
     if value is None or isinstance(value, (bool, int, float)):
         return repr(value)
     return f"a JSON {json_type(value)}"
@@ -92,10 +99,14 @@ def plain(value: Any, limit: int = 200) -> str:
     if isinstance(value, str):
         return value
     try:
+        try:
+            value = redact_value(value)  # (``str`` of a dict quotes no key as JSON does: redacted first)
+        except (TypeError, ValueError):  # (a number JSON cannot hold: shown as it is, its text redacted below)
+            pass
         shown = str(value)
     except RecursionError:
         return f"a deeply nested JSON {json_type(value)}"
-    return shown if len(shown) <= limit else shown[:limit - 1] + "…"
+    return shown if len(shown) <= limit else redacted_prefix(shown, limit - 1) + "…"
 
 
 def text_or_none(value: Any) -> str | None:

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from tracetui.providers.shapes import json_type, plain
+from tracetui.trace.safe_text import redacted_prefix
 
 class StreamProtocolError(Exception):
     pass
@@ -110,7 +111,7 @@ def assemble(folder: EventFolder, events: list[Any]) -> tuple[Any, str | None]:
     except StreamProtocolError as exc:
         return None, str(exc)
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError) as exc:
-        return None, f"malformed stream event: {type(exc).__name__}: {str(exc)[:200]}"
+        return None, f"malformed stream event: {type(exc).__name__}: {redacted_prefix(str(exc), 200)}"
 
 
 def event_type(event: dict[str, Any]) -> str | None:

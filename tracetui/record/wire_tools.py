@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from tracetui.record.wire_requests import ToolResult
-from tracetui.trace.redact import redact_text
+from tracetui.trace.safe_text import redacted_head
 
 DENIAL_WORDS = re.compile(
     r"permission denied|forbidden|not authori[sz]ed|unauthori[sz]ed|access denied|not allowed|not permitted"
@@ -31,7 +31,6 @@ OPENS_WITH_DENIAL = re.compile(r"\W*(?:(?:error|exception)\W+)?(?:" + DENIAL_WOR
 ERROR_START = re.compile(r"\s*(?:Error\b|error:|Exception\b)")  # "Exceptionally warm" is no error
 WRAPPERS = ("output", "result", "text", "content")
 BRIEF_CHARS = 120
-REDACT_WINDOW = 4096  # characters past the cut redacted with it: a secret starting before the cut ends in them
 
 
 def brief(text: str, limit: int = BRIEF_CHARS) -> str:
@@ -43,10 +42,7 @@ def brief(text: str, limit: int = BRIEF_CHARS) -> str:
     line = " ".join(text.split())
     if len(line) <= limit:
         return line
-    head = line[:limit + REDACT_WINDOW]
-    shown = redact_text(head)
-    if len(shown) <= limit and len(head) < len(line):  # redaction shrank the head: redact it all
-        shown = redact_text(line)
+    shown = redacted_head(line, limit)
     return shown if len(shown) <= limit else shown[:limit - 1] + "…"
 
 

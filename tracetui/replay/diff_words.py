@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from tracetui.trace.safe_text import redacted_prefix
+
 #: a :class:`tracetui.replay.run_diff.Step` and ``DiffRow`` (run_diff imports this module: not typed by name here)
 Step = DiffRow = Any
 
@@ -21,7 +23,7 @@ def brief(text: str | None, limit: int = QUOTED) -> str:
     if text is None:
         return "nothing"
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else redacted_prefix(text, limit - 1) + "…"
 
 
 def _quoted(text: str | None) -> str:

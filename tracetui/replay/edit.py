@@ -18,6 +18,7 @@ from tracetui.replay.pointer import (
 from tracetui.trace.format import NOT_RERUNNABLE  # noqa: F401 - re-exported: what an imported run says
 from tracetui.trace.limits import MAX_DEPTH, too_deep
 from tracetui.trace.reader import RunData
+from tracetui.trace.safe_text import cut_text
 
 OVERRIDES = "response_overrides"
 ANY = "*"  # one path segment, whatever it is
@@ -179,7 +180,7 @@ def parse_value(current: Any, text: str, *, exists: bool = True) -> Any:
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
-        shown = text if len(text) <= 30 else text[:29] + "…"
+        shown = cut_text(text, 30)
         raise EditError(f"{_expected(current, exists)}; {shown!r} is not valid JSON: {_json_problem(exc)}") from None
     if too_deep(value):
         raise EditError(f"the value nests deeper than {MAX_DEPTH} levels")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
+from tracetui.trace.safe_text import cut_text
+
 
 class EditError(ValueError):
     """An edit that cannot be applied; the message says why, in words."""
@@ -89,4 +91,4 @@ def assign(doc: Any, path: str, value: Any) -> None:
 
 def _short(text: str, limit: int = 40) -> str:
     """A path or segment in a message, quoted and cut short (a path may be 5,000 digits)."""
-    return repr(text if len(text) <= limit else text[:limit - 1] + "…")
+    return repr(cut_text(text, limit))

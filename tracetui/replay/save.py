@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from tracetui.trace.writer import NothingToWrite, write_trace
+from tracetui.trace.redact import redact_text
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 #: numbered names tried before giving up
@@ -27,7 +28,7 @@ def candidate_paths(original: str | None, run_id: str, directory: str | None = N
     """
     stem = "stdin" if original == "-" else Path(original).stem if original else "tracetui-demo"
     folder = Path(directory) if directory else (Path(original).parent if original else Path.cwd())
-    safe_id = _UNSAFE.sub("_", run_id).strip("._")[:60] or "run"
+    safe_id = _UNSAFE.sub("_", redact_text(run_id)).strip("._")[:60] or "run"  # (no secret in a file name)
     tag = ".edited" if edited else ""
     yield folder / f"{stem}.{safe_id}{tag}.jsonl"
     for n in range(2, MAX_TRIES + 1):

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from tracetui.trace.redact import redact_text, redact_value
-from tracetui.trace.safe_text import ONE_LINE_MARGIN, escape_controls, printable
+from tracetui.trace.safe_text import ONE_LINE_MARGIN, escape_controls, printable, redacted_head
 
 #: the most of one JSON value a page shows (a whole recorded response of a long run can be megabytes)
 MAX_JSON_CHARS = 100_000
@@ -33,7 +33,7 @@ def clipped_text(value: Any, limit: int) -> str:
     shown = "" if value is None else value if isinstance(value, str) else str(value)
     if len(shown) <= limit:
         return text(shown)
-    redacted = printable(shown[:limit + ONE_LINE_MARGIN])
+    redacted = printable(redacted_head(shown, limit))
     return text(redacted[:limit]) + html.escape(f"… ({len(shown) - limit:,} more characters)")
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Sequence
 
 from tracetui.trace.output_path import writes_over
+from tracetui.trace.redact import redact_text
 from tracetui.trace.writer import AtomicWriter
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -14,7 +15,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 def safe_name(text: str) -> str:
     """``text`` as a file name: only letters, digits, ``.``, ``_`` and ``-``, never leading with ``-`` or ``.``."""
-    return _UNSAFE.sub("_", text).strip("._-")[:60] or "run"
+    return _UNSAFE.sub("_", redact_text(text)).strip("._-")[:60] or "run"  # (no secret in a file name)
 
 
 def default_output(trace_file: str, run_ids: Sequence[str], all_failed: bool) -> Path:

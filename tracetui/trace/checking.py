@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 from tracetui.trace.in_order import InOrder
 from tracetui.trace.index.changes import TraceChanged
 from tracetui.trace.index.memo import forget as forget_lines_read
-from tracetui.trace.index.lines import FileLines
+from tracetui.trace.index.lines import CopyStoppedShort, FileLines
 from tracetui.trace.index.runs import RunTable
 from tracetui.trace.reader import Problem, RunData, TraceReadError, open_trace, parse_line, read_trace
 from tracetui.trace.format import ANSWER_READY
@@ -57,7 +57,7 @@ class StrictScan:
         if not isinstance(item, (str, os.PathLike)):  # an Input: standard input, or a file already open
             self.label = item.label
             self.lines = FileLines(0, item.label, 0, fd=os.dup(item.fd), growing=item.growing,
-                                   long_lines=item.long_lines)
+                                   long_lines=item.long_lines, copy_error=lambda: item.error)
         else:
             self.label = str(item)
             fd = open_trace(item)
@@ -77,15 +77,18 @@ class StrictScan:
         try:
             while True:
                 growing = lines.growing is not None and lines.growing()
+                failed = None if growing else lines.copy_failure()
                 size = lines.current_size()
                 if size < lines.pos:
                     raise TraceChanged(self._change("truncated"))
                 if lines.growing is not None or lines.snapshot is None:  # read as it was when first scanned
                     lines.size = size
-                for _ in self.scanner.steps(chunk_bytes, final=not growing):
+                for _ in self.scanner.steps(chunk_bytes, final=not growing and not failed):
                     lines.remember()
                     gc.freeze()  # what waits to be printed stays: no collection need look at it again
                     yield
+                if failed:  # its whole lines were read: the runs decided so far stand, the rest is unknown
+                    raise CopyStoppedShort(f"{self.label}: {failed}")
                 if not growing:
                     break
                 time.sleep(POLL_SECONDS)
@@ -160,13 +163,19 @@ class Checker(StrictScan):
         The file and the verdicts spilled to a temporary file are closed when it ends, however it ends
         (a Ctrl-C, an error handing a verdict on): a scan is a reference cycle, so they would otherwise
         stay open until a full collection, whether or not the caller closes the checker."""
+        stopped_short = None
         try:
-            for _ in self.scan(chunk_bytes):
-                pass
+            try:
+                for _ in self.scan(chunk_bytes):
+                    pass
+            except CopyStoppedShort as exc:  # the runs read so far are still handed on, then the error
+                stopped_short = exc
             self._order.finish(len(self.runs), lambda r: self.keep(self.load(r).verdict()))
         finally:
             self._order.close()
             self.close()
+        if stopped_short is not None:
+            raise stopped_short
         if not len(self.runs):
             detail = "it is empty" if self.lines.size == 0 else "no line is a trace record"
             raise TraceReadError(f"{self.label}: no runs found ({detail})")

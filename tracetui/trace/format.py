@@ -51,7 +51,9 @@ def version_problem(version: Any) -> str | None:
     """Why a run line's ``trace_version`` may be misread, or None (absent, or a version this reads)."""
     if version is None or (type(version) is int and version <= TRACE_VERSION):
         return None
-    shown = repr(version) if isinstance(version, str) else str(version)[:40]
+    from tracetui.trace.safe_text import redacted_prefix  # (only for a version this does not read)
+
+    shown = repr(version) if isinstance(version, str) else redacted_prefix(str(version), 40)
     if type(version) is int:
         return (f"trace_version {shown} is newer than {TRACE_VERSION}, the newest this tracetui reads: the run is "
                 f"shown as far as it can be read; upgrade tracetui to read it fully")

@@ -148,8 +148,8 @@ def _redact_json_text(text: str, depth: int = 0) -> str:
             # (a key: its value an object or list under a credential name)
             try:
                 _, end = _JSON_DECODER.raw_decode(text, colon.end())
-            except ValueError:
-                continue
+            except ValueError:  # it never closes (a text cut short, for a message): all that follows is its
+                end = len(text)
             out += [text[last:colon.end()], TEXT_MARKER.join('""')]
             last = end
         elif colon is None and decoded.lstrip(_TEXT_SPACE)[:1] in ('{', '[', '"'):  # a value: a JSON text in it?

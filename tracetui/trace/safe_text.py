@@ -80,9 +80,42 @@ def printable_joined(first: str, second: str) -> str:
     return escape_controls(first).replace("\n", "\\n") + shown
 
 
+def redacted_head(text: str, width: int) -> str:
+    """A start of ``redact_text(text)`` whose first ``width`` characters are right (or fewer, all right).
+
+    The text is redacted a window at a time, the window doubled until what follows the first ``width``
+    characters of its redaction is a margin long: a secret that begins before the cut then ends inside the
+    window, even where earlier secrets shrank to the marker and brought later text forward. Past four times
+    the first window (a text of long secrets), only the part before the last margin is given: only a secret
+    the window's end cut can have lost its shape, and it begins within a margin of that end. What is never
+    shown is not redacted either (a second for a 15 MB string)."""
+    first = window = width + ONE_LINE_MARGIN
+    while True:
+        shown = redact_text(text[:window])
+        if window >= len(text) or len(shown) >= width + ONE_LINE_MARGIN:
+            return shown
+        if window >= 4 * first:
+            return shown[:max(0, len(shown) - ONE_LINE_MARGIN)]
+        window *= 2
+
+
+def redacted_prefix(text: str, width: int) -> str:
+    """The first ``width`` characters of ``text`` redacted, for a text cut short in a message: a secret cut
+    first has lost its shape (``sk-proj-A1b2…``) and passes every later redaction, though its start shows."""
+    return redacted_head(text, width)[:width]
+
+
+def cut_text(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters, ``…`` ending a cut: redacted before it is cut (and before any
+    ``repr`` of it, whose escapes would hide a keyed secret), the same text where there is nothing to redact."""
+    if len(text) <= limit:
+        return redact_text(text)
+    return redacted_prefix(text, limit - 1) + "…"
+
+
 def one_line(text: str, width: int | None = None) -> str:
     if width is not None and len(text) > width + ONE_LINE_MARGIN:
-        text = text[:width + ONE_LINE_MARGIN]  # what is never shown is not redacted either
+        text = redacted_head(text, width)  # (what is never shown is not redacted either)
     text = printable(text)
     if width is not None and len(text) > width:
         return text[: max(0, width - 1)] + "…"

@@ -23,6 +23,7 @@ from typing import Any
 import re2
 
 from tracetui.trace.schema_budget import PatternUndecided, SchemaUnusable, charge, current
+from tracetui.trace.safe_text import redacted_prefix
 
 SHOWN_CHARS = 80  # of a pattern or reference quoted in a message
 MAX_MEM = 2 << 20  # bytes RE2 may use for one pattern (its program and its search cache): ^.{1,4096}$ fits
@@ -44,7 +45,7 @@ _REPEAT_LIMIT = 1000
 
 
 def shown(text: str) -> str:
-    return repr(text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…")
+    return repr(text if len(text) <= SHOWN_CHARS else redacted_prefix(text, SHOWN_CHARS) + "…")
 
 
 def _class_body(text: str) -> str:

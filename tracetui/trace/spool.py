@@ -33,8 +33,11 @@ class Spool(Input):
             self._read: Callable[[int], bytes] = lambda n: os.read(source, n)
         else:
             self._read = getattr(source, "read1", source.read)  # what has arrived, without waiting for more
+        self._directory = directory or tempfile.gettempdir()
         self._file = tempfile.TemporaryFile(dir=directory)  # unnamed where the platform allows
         self.fd = self._file.fileno()
+        # the copy's own descriptor: closing the spool under it never sends a write to a file given its number
+        self._write_fd = os.dup(self.fd)
         self.long_lines: dict[int, int] = {}
         self.error: str | None = None
         self._complete = threading.Event()
@@ -100,10 +103,40 @@ class Spool(Input):
                     line_start += kept + 1
                     line_length = 0
                     start = nl + 1
-                data = b"".join(out)
-                os.pwrite(self.fd, data, written)
-                written += len(data)
+                written = self._write(b"".join(out), written)
+        except _CopyFailed as failed:
+            if not self._stop:  # (closed under the copy: nothing failed, the input is no longer wanted)
+                self.error = (f"copying standard input to a temporary file in {self._directory} failed "
+                              f"({failed.reason}) after {failed.at:,} bytes: set TMPDIR to a folder with room, "
+                              f"or give the trace's file name")
         except (OSError, ValueError) as exc:
-            self.error = f"reading standard input failed: {getattr(exc, 'strerror', None) or exc}"
+            if not self._stop:
+                self.error = f"reading standard input failed: {getattr(exc, 'strerror', None) or exc}"
+        except BaseException as exc:  # (never a copy taken for whole when it is not)
+            self.error = f"copying standard input stopped: {type(exc).__name__}"
+            raise
         finally:
+            os.close(self._write_fd)
             self._complete.set()
+
+    def _write(self, data: bytes, at: int) -> int:
+        """``data`` written whole at ``at`` (a write to a nearly full disk may write part of it); where it ends."""
+        view = memoryview(data)
+        while view:
+            try:
+                done = os.pwrite(self._write_fd, view, at)
+            except OSError as exc:
+                raise _CopyFailed(exc.strerror or str(exc), at) from None
+            if not done:
+                raise _CopyFailed("nothing more could be written", at)
+            at += done
+            view = view[done:]
+        return at
+
+
+class _CopyFailed(Exception):
+    """The temporary copy of standard input could not be written (a full disk, a file size limit)."""
+
+    def __init__(self, reason: str, at: int):
+        super().__init__(reason)
+        self.reason, self.at = reason, at  # (bytes of the copy written whole before it)

@@ -14,12 +14,14 @@ class Input:
     """A trace that is not a named file: standard input spooled to an unnamed file (see :mod:`tracetui.trace.spool`).
 
     ``fd`` reads it; ``growing()`` is true while more is still being written to it;
-    ``long_lines`` gives the true length of lines it kept only the start of.
+    ``long_lines`` gives the true length of lines it kept only the start of; ``error``, why the copy
+    stopped before the input ended (it then holds only a cut of it).
     """
 
     label: str = "-"
     fd: int = -1
     long_lines: dict[int, int] = {}
+    error: str | None = None
 
     def growing(self) -> bool:
         return False

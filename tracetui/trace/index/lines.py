@@ -17,7 +17,7 @@ from array import array
 from typing import Any, Callable, Iterator
 
 from tracetui.trace.index.changes import REWRITTEN, TRUNCATED, Change, Snapshot, TraceChanged
-from tracetui.trace.reader import open_trace
+from tracetui.trace.reader import TraceReadError, open_trace
 
 #: the most of one run read back in one ``pread`` (a run's lines are split at line ends between reads)
 LOAD_BLOCK = 8 * 1024 * 1024
@@ -32,7 +32,8 @@ class FileLines:
 
     def __init__(self, source: int, path: str, size: int, fd: int | None = None,
                  growing: Callable[[], bool] | None = None,
-                 long_lines: dict[int, int] | None = None, by_name: bool | None = None):
+                 long_lines: dict[int, int] | None = None, by_name: bool | None = None,
+                 copy_error: Callable[[], str | None] | None = None):
         self.source = source
         self.path = path
         self.size = size  # bytes the scan will read (grows when following)
@@ -40,6 +41,7 @@ class FileLines:
         self.by_name = fd is None if by_name is None else by_name  # a named file: watched by its name too
         self.growing = growing
         self.long_lines = long_lines  # line start -> true length, for lines a spool cut short
+        self.copy_error = copy_error  # why the spool's copy stopped before its input ended, once it has
         self.pos = 0  # scan position: every whole line before it is indexed
         self.lineno = 0  # lines fully scanned (line numbers are 1-based)
         self.done = False  # scanned to its end for good (not following)
@@ -49,6 +51,14 @@ class FileLines:
         self.seg_end = array("q")
         self.seg_line = array("q")
         self.seg_next = array("q")
+
+    def copy_failure(self) -> str | None:
+        """Why the copy this reads stopped short of its input (a full disk, a failed read), once it has stopped
+        growing; None while it grows or when it holds all of it. A copy cut short ends in part of a line: its
+        whole lines are read, the rest is the failure's, not a malformed line of the input."""
+        if self.copy_error is None or (self.growing is not None and self.growing()):
+            return None
+        return self.copy_error() or None
 
     # -- the descriptor -------------------------------------------------------------------------
     def open(self) -> None:
@@ -201,3 +211,7 @@ class FileLines:
             if nl >= 0 or begin == start:
                 return body[nl + 1:].rstrip(b"\r")
             want *= 4
+
+
+class CopyStoppedShort(TraceReadError):
+    """Standard input's copy stopped before the input ended: what was read of it is reported, then this."""

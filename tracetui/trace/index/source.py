@@ -101,7 +101,8 @@ class IndexedSource(Publishing):
         for n, item in enumerate(self.inputs):
             if isinstance(item, Input):
                 lines = FileLines(n, item.label, os.fstat(item.fd).st_size, fd=os.dup(item.fd),
-                                  growing=item.growing, long_lines=item.long_lines)
+                                  growing=item.growing, long_lines=item.long_lines,
+                                  copy_error=lambda item=item: item.error)
             else:
                 fd = open_trace(item)
                 lines = FileLines(n, str(item), os.fstat(fd).st_size, fd=fd, by_name=True)
@@ -236,7 +237,8 @@ class IndexedSource(Publishing):
 
     def _scan_file(self, f: FileIndex, step: int) -> Iterator[ScanProgress]:
         lines = f.lines
-        growing = self.following or self._may_grow(f)
+        failed = lines.copy_failure()  # (its copy stopped short, even while following: it will not grow again)
+        growing = (self.following or self._may_grow(f)) and not failed
         size = lines.current_size()
         if size < lines.pos:
             raise TraceChanged(Change(f.path, "truncated"))
@@ -244,7 +246,7 @@ class IndexedSource(Publishing):
             # read as it was when first scanned; standard input to its end
             self.bytes_total += size - lines.size
             lines.size = size
-        final = not growing
+        final = not growing and not failed
         for consumed in f.scanner.steps(step, final):  # type: ignore[union-attr]
             self.bytes_done += consumed
             lines.remember()
@@ -253,7 +255,9 @@ class IndexedSource(Publishing):
             yield self._progress(source=f.source)
         lines.remember()
         self._list()
-        self._publish_pending(f, final)
+        if failed:  # a problem of this file (the others are still read), its runs listed as at its end
+            self._file_problem(f, f"{failed}; the runs listed are what arrived before")
+        self._publish_pending(f, final or bool(failed))
 
     def _check_unchanged(self) -> None:
         for f in self._files:

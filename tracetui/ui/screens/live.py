@@ -88,8 +88,8 @@ class LiveSource:
         except TraceChanged as exc:
             post(ScanProgress(None, done=True, changed=str(exc), generation=generation))
             return
-        except TraceReadError as exc:  # no run in the file: nothing to explore
-            post(ScanProgress(None, done=True, error=str(exc), fatal=True, generation=generation))
+        except TraceReadError as exc:  # fatal when no run was read: nothing to explore (else: said, runs kept)
+            post(ScanProgress(None, done=True, error=str(exc), fatal=not source.runs(), generation=generation))
             return
         except Exception as exc:  # noqa: BLE001 - shown to the user, never a traceback
             if not worker.is_cancelled:

@@ -11,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tracetui.trace.redact import redact_value
-from tracetui.trace.safe_text import printable
+from tracetui.trace.safe_text import printable, redacted_prefix
 from tracetui.ui.model import cell_icon, partners
 
 #: the most of an event's JSON the pane shows (the rest: ``v``, the whole value)
@@ -30,7 +30,7 @@ def clipped(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters, saying how much more there is and how to see it."""
     if len(text) <= limit:
         return text
-    return text[:limit] + f"… ({len(text) - limit:,} more characters: v shows the whole event)"
+    return redacted_prefix(text, limit) + f"… ({len(text) - limit:,} more characters: v shows the whole event)"
 
 
 def dumps(value: Any, indent: bool) -> str:

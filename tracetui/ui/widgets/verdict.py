@@ -4,7 +4,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from tracetui.trace.safe_text import printable
+from tracetui.trace.safe_text import printable, redacted_prefix
 from tracetui.trace.source import RunEntry
 from tracetui.ui.model import headline, responsibility_line
 
@@ -16,7 +16,7 @@ RESPONSIBILITY_STYLES = {"model": "bold #ff8787", "harness": "bold #ffaf00", "en
 
 
 def clipped(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit:,} more characters)"
+    return text if len(text) <= limit else redacted_prefix(text, limit) + f"… ({len(text) - limit:,} more characters)"
 
 
 #: the banner's lines at most (its CSS max-height): a longer reason is cut where it says where it goes on
