@@ -50,5 +50,10 @@ async def test_otlp_piped_into_open_is_listed_as_from_a_file():
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        assert [e.run_id for e in screen.entries] == list(read_any(SAMPLE).runs)
+        expected = list(read_any(SAMPLE).runs)
+        for _ in range(1000):  # (read as it arrives: listed in full once the scan has read it all)
+            if app.source.done and len(screen.entries) == len(expected):
+                break
+            await pilot.pause(0.02)
+        assert [e.run_id for e in screen.entries] == expected
         assert sum(1 for e in screen.entries if e.first_failure) == 20
