@@ -160,9 +160,16 @@ def cpu_row(label: str, samples: Sequence[Sample], reference: Sequence[Sample], 
         note=f"(a child process ran in {ran} of {len(samples)})" if ran else "")
 
 
-def startup(repeat: int = 5) -> list[float]:
-    """Wall time of ``python -c "import tracetui.cli"``: the start-up every command pays before its work."""
-    return [run([sys.executable, "-c", "import tracetui.cli"]).wall for _ in range(max(3, repeat))]
+def startup(repeat: int = 5, command: list[str] | None = None) -> list[float]:
+    """Wall time of ``python -c "import tracetui.cli"`` (the start-up every command pays before its work), or of
+    a whole ``command`` (what one command pays on a tiny input: its own imports too, since each subcommand's
+    modules are imported only when it runs)."""
+    argv = [*TRACETUI, *command] if command else [sys.executable, "-c", "import tracetui.cli"]
+    samples = [run(argv) for _ in range(max(3, repeat))]
+    failed = [s for s in samples if s.code not in (0, 1)]  # (a command that fails at once is no start-up)
+    if failed:
+        raise SystemExit(f"{' '.join(argv)} failed: {failed[0].extra.get('stderr', '')[-500:]}")
+    return [s.wall for s in samples]
 
 
 def bare_python(repeat: int = 5) -> list[float]:

@@ -12,6 +12,8 @@ SECRETS: list[tuple[str, str, str]] = [
     ("OpenAI project key", "{}", "sk-proj-Q7xT2mV9pL4kR8wZ1nB6cY3hJ5fD0gSaT3BlbkFJ"),
     ("OpenAI legacy key", "{}", "sk-Q7xT2mV9pL4kR8wZ1nB6cY3hJ5fD0gSaT3BlbkFJq7xT2"),
     ("Anthropic key", "{}", "sk-ant-api03-Q7xT2mV9pL4kR8wZ1nB6cY3hJ5fD0gS-Aa9_Bb8Cc7Dd6AA"),
+    ("OpenAI key glued to a name", "OPENAI_API_KEY_{}", "sk-proj-Q7xT2mV9pL4kR8wZ1nB6cY3hJ5fD0gSaT3BlbkFJ"),
+    ("Anthropic key glued to a name", "key_{}", "sk-ant-api03-Q7xT2mV9pL4kR8wZ1nB6cY3hJ5fD0gS-Aa9_Bb8Cc7Dd6AA"),
     ("Google API key", "{}", "AIzaSyQ7xT2mV9pL4kR8wZ1nB6cY3hJ5fD0gSa1"),
     ("AWS access key id", "{}", "AKIAQ7XT2MV9PL4KR8WZ"),
     ("AWS temporary key id", "{}", "ASIAQ7XT2MV9PL4KR8WZ"),

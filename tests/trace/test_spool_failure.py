@@ -56,6 +56,22 @@ def test_the_runs_that_arrived_whole_are_checked_as_a_file_cut_there_would_be(tm
     assert done.returncode == 2 and done.stdout == expected.stdout and expected.stdout.count(b"\n") > 10
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="a file size limit is POSIX")
+def test_the_json_of_a_check_cut_short_says_why_in_the_document_itself():
+    """A JSON consumer reads standard output only: a document of the runs so far must not look like a whole check."""
+    import orjson
+
+    sample = ROOT / "sample_traces" / "ablations.jsonl"
+    data = sample.read_bytes()
+    data *= 4 * LIMIT // len(data) + 1
+    done = _check(["--json"], data)
+    assert done.returncode == 2, done.stderr
+    document = orjson.loads(done.stdout)
+    assert document["runs"] and "copying standard input to a temporary file" in document["error"]
+    assert document["problems"] == []
+    assert "File too large" in document["error"]
+
+
 def _failing_input():
     """Standard input whose reading fails at once: a directory read as a pipe (EISDIR), a real failure."""
     import os

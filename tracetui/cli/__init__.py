@@ -1,7 +1,8 @@
 """The ``tracetui`` command line: generate, run, check, replay, open.
 
 One module per subcommand (or small group of them); each parses its flags, calls the layers below and
-prints. Importing this package registers every subcommand on :data:`main`, the entry point."""
+prints. :data:`main` is the entry point; each subcommand's module is imported when that command runs
+(:data:`~tracetui.cli.group.COMMAND_MODULES`)."""
 from __future__ import annotations
 
 import os
@@ -12,13 +13,24 @@ import os
 # setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from tracetui.cli.group import exit_on_signals, main  # noqa: E402
+from tracetui.cli.group import COMMAND_MODULES, exit_on_signals, main  # noqa: E402
 from tracetui.cli.common import writes_over  # noqa: E402
-from tracetui.cli import generate as _generate, run as _run, check as _check  # noqa: E402,F401  (registers them)
-from tracetui.cli import explain as _explain, replay as _replay  # noqa: E402,F401
-from tracetui.cli import open as _open, export as _export  # noqa: E402,F401
-from tracetui.cli import record as _record, share as _share, mcp as _mcp  # noqa: E402,F401
-from tracetui.cli import diff as _diff  # noqa: E402,F401
-from tracetui.cli.generate import regenerate_samples  # noqa: E402
 
-__all__ = ["main", "exit_on_signals", "regenerate_samples", "writes_over"]
+__all__ = ["main", "exit_on_signals", "regenerate_samples", "writes_over", "load_all_commands"]
+
+
+def load_all_commands() -> None:
+    """Import every subcommand's module (each registers its commands on :data:`main`); a command line
+    imports only the one it runs."""
+    import importlib
+
+    for module in sorted(set(COMMAND_MODULES.values())):
+        importlib.import_module(f"tracetui.cli.{module}")
+
+
+def __getattr__(name: str):  # ``from tracetui.cli import regenerate_samples`` without importing it for every command
+    if name == "regenerate_samples":
+        from tracetui.cli.generate import regenerate_samples
+
+        return regenerate_samples
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

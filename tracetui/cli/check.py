@@ -160,12 +160,14 @@ def _scan_and_print(trace_file: str, as_json: bool, held: Any) -> None:
     except KeyboardInterrupt:
         interrupted, imported = True, None
     except TraceReadError as exc:  # (no run at all: the lines that are not records say why)
-        fail(first_problems(problems) + f"error: {printable(str(exc))}", as_json and state["runs"])
+        fail(first_problems(problems) + f"error: {printable(str(exc))}", as_json and state["runs"], str(exc),
+             problems)
     except TraceChanged as exc:
         fail(f"error: {printable(str(exc))}: the verdicts above may be wrong; check it again",
-              as_json and state["runs"])
+             as_json and state["runs"], f"{exc}: the verdicts before it may be wrong; check it again", problems)
     except OSError as exc:
-        fail(f"error: {printable(trace_file)}: {exc.strerror or exc}", as_json and state["runs"])
+        fail(f"error: {printable(trace_file)}: {exc.strerror or exc}", as_json and state["runs"],
+             f"{trace_file}: {exc.strerror or exc}", problems)
     if imported is not None:  # printed as a file of OTLP is (its errors writing are not the input's)
         _check_whole(trace_file, as_json, False, imported)
     held.hold_for_good()  # closing the output: a Ctrl-C now would only cut it short

@@ -114,12 +114,12 @@ def _compare_and_print(trace_file: str, baseline: str | None, outcomes: Any, jun
     except KeyboardInterrupt:
         interrupted = True
     except (TraceReadError, TraceChanged) as exc:
-        close_json(as_json and state["shown"])
+        close_json(as_json and state["shown"], str(exc), getattr(exc, "problems", None) or problems)
         first = first_problems(getattr(exc, "problems", None) or problems)
         click.echo(first + printable(f"error: {exc}"), err=True)
         sys.exit(2)
     except OSError as exc:
-        close_json(as_json and state["shown"])
+        close_json(as_json and state["shown"], f"{trace_file}: {exc.strerror or exc}", problems)
         click.echo(printable(f"error: {trace_file}: {exc.strerror or exc}"), err=True)
         sys.exit(2)
     held.hold_for_good()  # closing the output: a Ctrl-C now would only cut it short

@@ -23,15 +23,27 @@ def first_problems(problems: Any) -> str:
     return "".join(shown) + (f"… and {more} more problem line(s)\n" if more > 0 else "")
 
 
-def close_json(opened: Any) -> None:
-    """Close the runs list and the document when it was opened: standard output stays one JSON document."""
-    if opened:
+def close_json(opened: Any, error: str | None = None, problems: Any = ()) -> None:
+    """Close the runs list and the document when it was opened: standard output stays one JSON document.
+    ``error``: why check stopped there, given as the document's ``"error"`` (its runs are not all the input's),
+    after the ``problems`` lines read before it."""
+    if not opened:
+        return
+    if error is None:
         click.echo("\n  ]\n}", nl=True)
+        return
+    from tracetui.trace.output_stream import write_out
+    from tracetui.trace.safe_text import printable_json
+
+    write_out("\n  ],\n  \"problems\": ")
+    write_json_list({"line": p.line, "message": p.message} for p in problems)
+    write_out(",\n  \"error\": " + printable_json(error, indent=False) + "\n}\n", flush=True)
 
 
-def fail(message: str, opened: Any = False) -> None:
-    """An error that ends check (exit 2), the JSON document closed first when it was opened."""
-    close_json(opened)
+def fail(message: str, opened: Any = False, error: str | None = None, problems: Any = ()) -> None:
+    """An error that ends check (exit 2): ``message`` on standard error, and the JSON document, when it was
+    opened, closed with ``error`` (the error itself, as read: the document escapes it) and ``problems``."""
+    close_json(opened, error if error is not None else message, problems)
     click.echo(message, err=True)
     sys.exit(2)
 

@@ -11,14 +11,16 @@ from typing import Any
 
 
 def hex_id(value: Any, size: int) -> str | None:
+    """An id of ``size`` bytes as lowercase hex (None: not one, or all zeros, OTLP's "no id"). Hex is exactly
+    ``2 * size`` digits: ``bytes.fromhex`` would also take spaces between them and give a shorter id."""
     if not isinstance(value, str) or not value:
         return None
-    if len(value) == size * 2:
+    if len(value) == size * 2 and value.isascii() and value.isalnum():
         try:
             raw = bytes.fromhex(value)
         except ValueError:
             raw = b""
-        if raw:
+        if len(raw) == size:
             return raw.hex() if any(raw) else None
     try:
         raw = base64.b64decode(value, validate=True)

@@ -29,7 +29,7 @@ from tracetui.trace.gitleaks_rules import RULES, Rule, TextFacts, findings
 from tracetui.trace.known_secret import merged
 from tracetui.trace.secret_shapes import (ASCII_ESCAPE, EDIT_OF_CREDENTIAL, ESCAPED_KEYED, CREDENTIAL_WORD, KEY_NAME,
                                           HEADER_OF_CREDENTIAL,
-                                          KEYED, SHAPES, Shape)
+                                          KEYED, SHAPES, Shape, may_name_credential)
 
 MARKER = b"<redacted>"
 TEXT_MARKER = MARKER.decode()
@@ -183,14 +183,16 @@ def _redact_structure(line: bytes) -> bytes:
     return b"," + out[1:] if tail else out
 
 
-def _matches(line: bytes, low: bytes, keyed: list[re.Match[bytes]] | None = None, after: int = 0) -> list[Span]:
+def _matches(line: bytes, low: bytes, keyed: list[re.Match[bytes]] | None = None, after: int = 0,
+             named: bool | None = None) -> list[Span]:
     """Spans of every secret in a JSON text (``low`` is ``line.lower()``), unsorted, possibly overlapping.
 
     ``keyed``: the matches of ``KEYED`` in ``low``, when already found. ``after``: gitleaks' findings that end at or
-    before this offset may be left out (text already shown).
+    before this offset may be left out (text already shown). ``named``: :func:`may_name_credential` of ``low``,
+    when already known.
     """
     spans: list[Span] = []
-    if b'":' in low:
+    if b'":' in low and (may_name_credential(low) if named is None else named):
         keyed = KEYED.finditer(low) if keyed is None else keyed
         spans += [m.span("s") for m in keyed if m.start("s") >= 0 and not _logprob_token(low, m)]
         if b'\\":' in low:
@@ -245,9 +247,10 @@ def _as_space(m: re.Match[bytes]) -> bytes:
     return _SPACE_OF[m.group()[-1]] * (m.end() - m.start())
 
 
-def _spans(line: bytes, low: bytes, keyed: list[re.Match[bytes]] | None = None, after: int = 0) -> list[Span]:
+def _spans(line: bytes, low: bytes, keyed: list[re.Match[bytes]] | None = None, after: int = 0,
+           named: bool | None = None) -> list[Span]:
     """Like :func:`_matches`, also through ``\\u0073``-style escapes written out as text."""
-    spans = _matches(line, low, keyed, after)
+    spans = _matches(line, low, keyed, after, named)
     if b"u00" in low and ASCII_ESCAPE.search(low):
         decoded, offsets = _decode_ascii_escapes(line, low)
         spans += [(offsets[s], offsets[e]) for s, e in _matches(decoded, decoded.lower())]
@@ -276,15 +279,17 @@ def _decode_ascii_escapes(line: bytes, low: bytes) -> tuple[bytes, list[int]]:
 def redact_line(line: bytes) -> bytes:
     """A JSON line (or a part of one, see ``tracetui.trace.writer``) with every secret replaced by the marker."""
     low = line.lower()
-    keyed = list(KEYED.finditer(low)) if b'":' in low else []
-    if (any(m.start("c") >= 0 for m in keyed) or (b'"path":' in low and EDIT_OF_CREDENTIAL.search(low))
+    named = may_name_credential(low)  # (most lines name no credential: none of the key patterns is tried on them)
+    keyed = list(KEYED.finditer(low)) if named and b'":' in low else []
+    if named and (any(m.start("c") >= 0 for m in keyed) or (b'"path":' in low and EDIT_OF_CREDENTIAL.search(low))
             or ((b'[["' in low or b'"name":' in low) and HEADER_OF_CREDENTIAL.search(low))
             or (b'\\"' in low and (b"\\u00" in low or CREDENTIAL_WORD.search(low.replace(b"\\", b""))))):
         # (the last: a JSON text inside a string that may hold a credential key, its escapes aside)
         line = _redact_structure(line)
         low = line.lower()
         keyed = list(KEYED.finditer(low))
-    spans = merged(_spans(line, low, keyed))
+        named = may_name_credential(low)
+    spans = merged(_spans(line, low, keyed, named=named))
     if not spans:
         return line
     out, last = [], 0
@@ -325,7 +330,11 @@ def _loads(data: bytes) -> Any:
 
 def redact_value(value: Any) -> Any:
     """A JSON value as the trace file would hold it: redacted (for JSON printed on a terminal)."""
-    return orjson.loads(redact_line(orjson.dumps(value)))
+    try:
+        encoded = orjson.dumps(value)
+    except orjson.JSONEncodeError:  # a lone surrogate (an undecodable file name): escaped instead
+        encoded = json.dumps(value, separators=(",", ":")).encode()
+    return _loads(redact_line(encoded))
 
 
 def redact_field(key: str, value: Any) -> Any:

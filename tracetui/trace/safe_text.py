@@ -128,7 +128,14 @@ def printable_json(value: Any, indent: bool = True) -> str:
     Control characters inside strings are JSON escapes (``\\u009b``), which a
     terminal shows as text.
     """
-    return json_for_terminal(orjson.dumps(redact_value(value), option=orjson.OPT_INDENT_2 if indent else 0).decode())
+    redacted = redact_value(value)
+    try:
+        text = orjson.dumps(redacted, option=orjson.OPT_INDENT_2 if indent else 0).decode()
+    except orjson.JSONEncodeError:  # a lone surrogate (a file name that is not UTF-8): escaped, the same layout
+        import json
+
+        text = json.dumps(redacted, indent=2 if indent else None, separators=None if indent else (",", ":"))
+    return json_for_terminal(text)
 
 
 def json_for_terminal(text: str) -> str:

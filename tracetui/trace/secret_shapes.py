@@ -93,7 +93,7 @@ def _shape(name: str, pattern: bytes, *needles: bytes, check: Callable[[bytes], 
 SHAPES: tuple[Shape, ...] = (
     _shape("bearer or basic credentials", b"" + _words(b"bearer", b"basic") + rb"\s+[a-z0-9._~+/=\-]{8,}" + TAIL,
            b"bearer", b"basic", check=_random_looking),
-    _shape("OpenAI or Anthropic key", rb"sk-(?<![a-z0-9_]sk-)[a-z0-9_\-]{16,}" + TAIL, b"sk-"),
+    _shape("OpenAI or Anthropic key", rb"sk-(?<![a-z0-9]sk-)[a-z0-9_\-]{16,}" + TAIL, b"sk-"),  # (after an underscore too: KEY_sk-…)
     _shape("Stripe secret or restricted key",
            rb"[sr]k_(?:live|test)_(?<![a-z0-9][sr]k_live_)(?<![a-z0-9][sr]k_test_)[a-z0-9]{10,}" + TAIL,
            b"k_live_", b"k_test_"),
@@ -162,6 +162,21 @@ SHAPES: tuple[Shape, ...] = (
 #: a value under a credential key, in a JSON line: a string ``"password":"…"`` (group ``s``), or the
 #: start of an object or list (group ``c``: rare, replaced whole by walking the parsed line)
 KEYED = re.compile(rb"(?:" + CREDENTIAL_KEY + rb")\":\s*(?:\"(?P<s>(?:[^\"\\]|\\.)*)(?:\"|$)|(?P<c>[\[{]))")
+#: a literal that every match of CREDENTIAL_KEY holds: a text with none of them names no credential, and the
+#: patterns made of CREDENTIAL_KEY (each tries its alternation at every byte) need not be tried on it
+_CREDENTIAL_LITERAL = re.compile(rb"api|auth|bearer|cookie|pass|private|secret|token")
+
+
+def may_name_credential(low: bytes) -> bool:
+    """Whether a lowercased JSON text may hold a credential key's name (False: none of the key patterns can
+    match it): its backslashes aside (``api\\/key``), and always where an ``\\u00`` escape may spell one."""
+    if b"\\" in low:
+        if b"\\u00" in low:
+            return True
+        low = low.replace(b"\\", b"")
+    return _CREDENTIAL_LITERAL.search(low) is not None
+
+
 #: the same inside a JSON string, at any depth of escaping: ``\"password\": \"…\"``, ``\\\"pass\\\":…``.
 #: The key's quote has an odd run of backslashes; the value runs to the first quote with no more of them.
 ESCAPED_KEYED = re.compile(
