@@ -117,6 +117,15 @@ def _agents_trace(n: int, chained: bool) -> dict:
 PARSE_ONLY = "import sys, orjson\nloads = orjson.loads\nfor line in open(sys.argv[1], 'rb'):\n    loads(line)\n"
 
 
+def _head_lines(path: Path, size: int) -> Path:
+    """The whole lines of the first ``size`` bytes of ``path``, as a file beside it."""
+    with open(path, "rb") as f:
+        head = f.read(size)
+    out = path.with_name(path.stem + f"-head{size >> 20}mb.jsonl")
+    out.write_bytes(head[:head.rfind(b"\n") + 1])
+    return out
+
+
 def first_runs(source) -> float:
     """Seconds until a source's scan has listed a run (what the explorer shows after its first frame)."""
     import time
@@ -150,6 +159,11 @@ def big(size_mb: float, repeat: int, with_open: bool = True) -> None:
     row("check FILE (wall)", [c.wall for c in checks], [p.wall for p in parses], "orjson of its lines")
     row("check FILE peak RSS", [c.rss_mb for c in checks], [p.rss_mb for p in parses], "orjson of its lines",
         unit="MB", note="(target: at most 300 MB at 1 GB)")
+    sample = _head_lines(path, 16 * 2**20)  # every run read whole and redacted: what open loads of each run shown
+    row("import every run whole (16 MiB of it)", walls(lambda: read_any(sample), repeat),
+        walls(lambda: parse(sample), repeat), "orjson of same lines", unit="ms",
+        note="(redacted, all events: open's load of a run, check --explain)")
+    sample.unlink()
     if not with_open:
         return
     native, _ = trace_file(max(1, round(size_mb)))  # the realistic tracetui trace of the same size

@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from tracetui.trace.redact import TEXT_MARKER, _triggered, is_credential_key, redact_line, redact_text
-from tracetui.trace.secret_shapes import CREDENTIAL_WORD
+from tracetui.trace.secret_shapes import CREDENTIAL_WORD, may_name_credential
 
 #: strings at least this long are redacted on their own (shorter ones ride in the skeleton)
 LONG = 200
@@ -112,7 +112,7 @@ def _redacted(value: str) -> str:
         except UnicodeEncodeError:  # half a surrogate pair: redacted as a JSON string
             return redact_text(value)
         low = raw.lower()
-        if b"\\u00" in low or CREDENTIAL_WORD.search(low.replace(b"\\", b"")):
+        if b"\\u00" in low or (may_name_credential(low) and CREDENTIAL_WORD.search(low.replace(b"\\", b""))):
             return redact_text(value)  # a credential key in it: the writer's structural pass (see the docstring)
         out = redact_line(raw)
         return value if out is raw else out.decode("utf-8", "replace")

@@ -23,6 +23,9 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+import re2
+
+
 def _words(*words: bytes) -> bytes:
     """Any of ``words`` not preceded by a letter or digit (the check comes after the word: a pattern that
     starts with a literal is searched for far faster than one that starts with a lookbehind)."""
@@ -165,6 +168,10 @@ KEYED = re.compile(rb"(?:" + CREDENTIAL_KEY + rb")\":\s*(?:\"(?P<s>(?:[^\"\\]|\\
 #: a literal that every match of CREDENTIAL_KEY holds: a text with none of them names no credential, and the
 #: patterns made of CREDENTIAL_KEY (each tries its alternation at every byte) need not be tried on it
 _CREDENTIAL_LITERAL = re.compile(rb"api|auth|bearer|cookie|pass|private|secret|token")
+#: the same for long texts (a message): RE2 scans for literals several times faster than ``re`` there, and
+#: calls cost more than ``re``'s on short ones
+_CREDENTIAL_LITERAL_LONG = re2.compile(_CREDENTIAL_LITERAL.pattern)
+_LONG_TEXT = 512
 
 
 def may_name_credential(low: bytes) -> bool:
@@ -174,7 +181,7 @@ def may_name_credential(low: bytes) -> bool:
         if b"\\u00" in low:
             return True
         low = low.replace(b"\\", b"")
-    return _CREDENTIAL_LITERAL.search(low) is not None
+    return (_CREDENTIAL_LITERAL if len(low) < _LONG_TEXT else _CREDENTIAL_LITERAL_LONG).search(low) is not None
 
 
 #: the same inside a JSON string, at any depth of escaping: ``\"password\": \"…\"``, ``\\\"pass\\\":…``.
