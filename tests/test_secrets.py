@@ -101,7 +101,8 @@ def test_benign_corpus_in_one_run_is_written_unchanged():
 # -- credential keys, escaped JSON, edits, whole tokens ----------------------------------------------
 
 @pytest.mark.parametrize("key", ["private_key", "privateKey", "passphrase", "pass", "db_pass", "password",
-                                 "client_secret", "x-api-key", "Authorization", "session_token"])
+                                 "client_secret", "x-api-key", "Authorization", "session_token", "pin", "card_pin",
+                                 "otp", "user-otp", "cvv", "cvc", "passcode"])
 @pytest.mark.parametrize("depth", [0, 1, 2, 3])
 def test_credential_keys_are_redacted_inside_json_strings_at_any_depth(key, depth):
     secret = "hunter2-Qx7"  # no shape of its own: only its key gives it away
@@ -114,6 +115,12 @@ def test_credential_keys_are_redacted_inside_json_strings_at_any_depth(key, dept
     for _ in range(depth):
         inner = orjson.loads(inner["arguments"])
     assert inner == {key: "<redacted>", "order_id": "o-1"}
+
+
+@pytest.mark.parametrize("key", ["spin", "pinned", "shipping", "opinion", "checkpoint", "otp_enabled", "pin_count"])
+def test_words_that_only_end_like_a_code_key_are_not_credentials(key):
+    value = {key: "hunter2-Qx7"}  # (no shape of its own: kept unless its key names a credential)
+    assert orjson.loads(encode_record({"rec": "event", "run_id": "r", "data": value}))["data"] == value
 
 
 @pytest.mark.parametrize("container", [{"value": "hunter2-Qx7"}, ["hunter2-Qx7"], {"a": [{"b": "hunter2-Qx7"}]}])

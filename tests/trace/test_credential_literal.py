@@ -20,7 +20,7 @@ from tracetui.trace.secret_shapes import (CREDENTIAL_KEY, CREDENTIAL_WORD, EDIT_
 PIECES = ["api", "ap", "i", "key", "_", "-", "/", "\\/", "\\", "\\\\", "\"", "\":", ":", " ", "auth", "au", "th",
           "orization", "pass", "pa", "ss", "word", "wd", "phrase", "secret", "sec", "ret", "ary", "token", "tok",
           "en", "s", "usage", "bearer", "bear", "er", "private", "priv", "ate", "cookie", "coo", "kie", "\\u0070",
-          "\\u00", "{", "}", "[", "]", "[[\"", "\"name\":", "\"path\":\"/inputs/", "\",\"value\":", "x", "1"]
+          "\\u00", "pin", "otp", "cvv", "cvc", "ship", "ping", "code", "{", "}", "[", "]", "[[\"", "\"name\":", "\"path\":\"/inputs/", "\",\"value\":", "x", "1"]
 texts = st.lists(st.sampled_from(PIECES), max_size=14).map("".join)
 
 
@@ -28,7 +28,7 @@ texts = st.lists(st.sampled_from(PIECES), max_size=14).map("".join)
 @given(texts)
 def test_a_text_the_gate_turns_away_matches_no_credential_pattern(text):
     low = text.lower().encode()
-    assert may_name_credential(b"x" * 600 + low) == may_name_credential(low)  # (long texts: RE2's scan)
+    assert may_name_credential(b"x " * 300 + low) == may_name_credential(low)  # (long texts: RE2's scan)
     if may_name_credential(low):
         return
     for pattern in (KEYED, ESCAPED_KEYED, CREDENTIAL_WORD, EDIT_OF_CREDENTIAL, HEADER_OF_CREDENTIAL, KEY_NAME):

@@ -255,12 +255,22 @@ def _as_space(m: re.Match[bytes]) -> bytes:
 
 def _spans(line: bytes, low: bytes, keyed: list[re.Match[bytes]] | None = None, after: int = 0,
            named: bool | None = None) -> list[Span]:
-    """Like :func:`_matches`, also through ``\\u0073``-style escapes written out as text."""
+    """Like :func:`_matches`, also through ``\\u0073``-style escapes written out as text, and through percent-encoded
+    separators (``password%3D…`` in a URL held in another's query)."""
     spans = _matches(line, low, keyed, after, named)
     if b"u00" in low and ASCII_ESCAPE.search(low):
         decoded, offsets = _decode_ascii_escapes(line, low)
         spans += [(offsets[s], offsets[e]) for s, e in _matches(decoded, decoded.lower())]
+    if b"%3d" in low or b"%3a" in low:  # the same length, so the same offsets
+        spans += _matches(_percent_separators(line), _percent_separators(low), None, after)
     return spans
+
+
+def _percent_separators(text: bytes) -> bytes:
+    """``text`` with ``%3D`` and ``%3A`` (``=`` and ``:`` percent-encoded) read as the separator and two spaces."""
+    for encoded, plain in ((b"%3d", b"=  "), (b"%3D", b"=  "), (b"%3a", b":  "), (b"%3A", b":  ")):
+        text = text.replace(encoded, plain)
+    return text
 
 
 def _decode_ascii_escapes(line: bytes, low: bytes) -> tuple[bytes, list[int]]:

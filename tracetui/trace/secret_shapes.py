@@ -33,6 +33,7 @@ def _words(*words: bytes) -> bytes:
 
 
 #: a JSON key that names a credential, matched as the key's tail ("x-api-key", "client_secret", "db_pass");
+#: a PIN, a one-time password or a card's security code as a key's last word ("card_pin"; never "spin");
 #: never a count of tokens or a model's tokens ("max_output_tokens", "token_usage", "input_token_details",
 #: "token_count", "tokenCount", "token_ids", "token_type_ids", "token_logprobs", "token_budget", "token_limit"),
 #: nor a "secretary" (what such a key holds is still searched for secrets' shapes like any text)
@@ -44,6 +45,7 @@ CREDENTIAL_KEY = (
     #                         quadratic in the run's length)
     rb"|" + _words(b"pass") + rb"(?:[_\-][a-z0-9_\-]{0,64})?"  # "pass", "db_pass", "pass_hash"; never "passed"
     rb"|auth"
+    rb"|" + _words(b"pin", b"otp", b"cvv", b"cvc", b"passcode")  # a code that proves who one is: "card_pin", "otp"
 )
 #: the same names in free text ("password=", "password: x", "AWS_SECRET_ACCESS_KEY=…"), as whole words
 FREE_KEY = _words(
@@ -94,8 +96,10 @@ def _shape(name: str, pattern: bytes, *needles: bytes, check: Callable[[bytes], 
 
 
 SHAPES: tuple[Shape, ...] = (
-    _shape("bearer or basic credentials", b"" + _words(b"bearer", b"basic") + rb"\s+[a-z0-9._~+/=\-]{8,}" + TAIL,
-           b"bearer", b"basic", check=_random_looking),
+    # ("token X": GitHub's "Authorization: token …" scheme, and the same written in prose or a log)
+    _shape("bearer, basic or token credentials",
+           b"" + _words(b"bearer", b"basic", b"token") + rb"\s+[a-z0-9._~+/=\-]{8,}" + TAIL,
+           b"bearer", b"basic", b"token", check=_random_looking),
     _shape("OpenAI or Anthropic key", rb"sk-(?<![a-z0-9]sk-)[a-z0-9_\-]{16,}" + TAIL, b"sk-"),  # (after an underscore too: KEY_sk-…)
     _shape("Stripe secret or restricted key",
            rb"[sr]k_(?:live|test)_(?<![a-z0-9][sr]k_live_)(?<![a-z0-9][sr]k_test_)[a-z0-9]{10,}" + TAIL,
@@ -116,7 +120,7 @@ SHAPES: tuple[Shape, ...] = (
     _shape("Azure connection string key",
            rb"(?:accountkey|sharedaccesskey|sharedaccesssignature|sharedsecret)\s*=\s*(?P<s>[^;\s\"'\\]+)",
            b"accountkey", b"sharedaccess", b"sharedsecret"),
-    _shape("JSON Web Token", rb"eyj(?<![a-z0-9_\-]eyj)[a-z0-9_\-]{5,}\.eyj[a-z0-9_\-]{5,}\.?" + TAIL, b"eyj"),
+    _shape("JSON Web Token", rb"eyj(?<![a-z0-9\-]eyj)[a-z0-9_\-]{5,}\.eyj[a-z0-9_\-]{5,}\.?" + TAIL, b"eyj"),  # (KEY_eyJ…)
     # (the body runs to the next "-----" once, then takes the END line if it is there: linear, where a lazy body
     # looking for END from each BEGIN was quadratic in a run of BEGIN lines)
     _shape("private key block",
@@ -165,9 +169,10 @@ SHAPES: tuple[Shape, ...] = (
 #: a value under a credential key, in a JSON line: a string ``"password":"…"`` (group ``s``), or the
 #: start of an object or list (group ``c``: rare, replaced whole by walking the parsed line)
 KEYED = re.compile(rb"(?:" + CREDENTIAL_KEY + rb")\":\s*(?:\"(?P<s>(?:[^\"\\]|\\.)*)(?:\"|$)|(?P<c>[\[{]))")
-#: a literal that every match of CREDENTIAL_KEY holds: a text with none of them names no credential, and the
+#: a literal that every match of CREDENTIAL_KEY holds (the short code words only at a word's start, as the key
+#: holds them: "shipping" holds "pin", never as a word): a text with none of them names no credential, and the
 #: patterns made of CREDENTIAL_KEY (each tries its alternation at every byte) need not be tried on it
-_CREDENTIAL_LITERAL = re.compile(rb"api|auth|bearer|cookie|pass|private|secret|token")
+_CREDENTIAL_LITERAL = re.compile(rb"api|auth|bearer|cookie|pass|private|secret|token|(?:^|[^a-z0-9])(?:cv[cv]|otp|pin)")
 #: the same for long texts (a message): RE2 scans for literals several times faster than ``re`` there, and
 #: calls cost more than ``re``'s on short ones
 _CREDENTIAL_LITERAL_LONG = re2.compile(_CREDENTIAL_LITERAL.pattern)
@@ -176,12 +181,15 @@ _LONG_TEXT = 512
 
 def may_name_credential(low: bytes) -> bool:
     """Whether a lowercased JSON text may hold a credential key's name (False: none of the key patterns can
-    match it): its backslashes aside (``api\\/key``), and always where an ``\\u00`` escape may spell one."""
+    match it, on it nor on it without its backslashes), and always where an ``\\u00`` escape may spell one."""
+    finder = _CREDENTIAL_LITERAL if len(low) < _LONG_TEXT else _CREDENTIAL_LITERAL_LONG
     if b"\\" in low:
         if b"\\u00" in low:
             return True
-        low = low.replace(b"\\", b"")
-    return (_CREDENTIAL_LITERAL if len(low) < _LONG_TEXT else _CREDENTIAL_LITERAL_LONG).search(low) is not None
+        # the patterns run on the text and on it without backslashes: either may hold a literal (a backslash
+        # starts a word, as in ``\\pin``; taken out, it joins one, as in ``api\\/key``)
+        return finder.search(low) is not None or finder.search(low.replace(b"\\", b"")) is not None
+    return finder.search(low) is not None
 
 
 #: the same inside a JSON string, at any depth of escaping: ``\"password\": \"…\"``, ``\\\"pass\\\":…``.
