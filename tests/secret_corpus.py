@@ -41,6 +41,8 @@ SECRETS: list[tuple[str, str, str]] = [
      "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJRN3hUMm1WOSJ9.Q7xT2mV9pL4kR8wZ1nB6cY3hJ5fD0gSaT3bk_x-y"),
     ("password in a percent-encoded query", "GET /login?next=%2Fhome%3Fuser%3Dann%26password%3D{}&x=1",
      "Q7xT2mV9pL4kR8wZ1nB6"),
+    ("one-time password in prose", "Your OTP: {} (valid 5 minutes)", "482913"),
+    ("card PIN assignment", "card_pin=1234 pin={}", "8841"),
     ("token scheme", "curl -H 'X-Forward: token {}' https://api.example.com", "Q7xT2mV9pL4kR8wZ1nB6cY3hJ5fD0gSa"),
     ("JSON Web Token glued to a name", "SESSION_JWT_{}",
      "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJRN3hUMm1WOSJ9.Q7xT2mV9pL4kR8wZ1nB6cY3hJ5fD0gSaT3bk_x-y"),

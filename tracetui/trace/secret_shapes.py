@@ -52,6 +52,7 @@ FREE_KEY = _words(
     b"password", b"passwd", b"passphrase", b"pass", b"pwd", b"secret", b"token", b"clientsecret", b"secretkey",
     b"secret_key", b"secret-key", b"apikey", b"api_key", b"api-key", b"accesskey", b"access_key", b"access-key",
     b"privatekey", b"private_key", b"private-key", b"accesstoken", b"refreshtoken", b"authtoken",
+    b"otp", b"pin", b"cvv", b"cvc", b"passcode",
 ) + rb"(?![a-z0-9])"
 #: what a token is made of: anything up to white space, a quote, a backslash (a JSON escape) or a separator
 _TOKEN = rb"[^\s\"'`\\<>,;()\[\]{}|]"
@@ -96,10 +97,11 @@ def _shape(name: str, pattern: bytes, *needles: bytes, check: Callable[[bytes], 
 
 
 SHAPES: tuple[Shape, ...] = (
-    # ("token X": GitHub's "Authorization: token …" scheme, and the same written in prose or a log)
-    _shape("bearer, basic or token credentials",
-           b"" + _words(b"bearer", b"basic", b"token") + rb"\s+[a-z0-9._~+/=\-]{8,}" + TAIL,
-           b"bearer", b"basic", b"token", check=_random_looking),
+    _shape("bearer or basic credentials", b"" + _words(b"bearer", b"basic") + rb"\s+[a-z0-9._~+/=\-]{8,}" + TAIL,
+           b"bearer", b"basic", check=_random_looking),
+    # GitHub's "Authorization: token …" scheme, and the same written in prose or a log: the word stays
+    _shape("token credentials", _words(b"token") + rb"\s+(?P<s>[a-z0-9._~+/=\-]{8,}" + TAIL + rb")", b"token",
+           check=_random_looking),
     _shape("OpenAI or Anthropic key", rb"sk-(?<![a-z0-9]sk-)[a-z0-9_\-]{16,}" + TAIL, b"sk-"),  # (after an underscore too: KEY_sk-…)
     _shape("Stripe secret or restricted key",
            rb"[sr]k_(?:live|test)_(?<![a-z0-9][sr]k_live_)(?<![a-z0-9][sr]k_test_)[a-z0-9]{10,}" + TAIL,
@@ -143,7 +145,7 @@ SHAPES: tuple[Shape, ...] = (
            rb"(?:set-cookie(?<![a-z0-9\-]set-cookie)|cookie(?<![a-z0-9\-]cookie))\s*:\s*(?P<s>[^\s\"\\][^\"\\\r\n]*)",
            b"cookie"),
     _shape("credential assignment", FREE_KEY + rb"[ \t]*[=:][ \t]*" + _FREE_VALUE,
-           b"pass", b"pwd", b"secret", b"key", b"token"),
+           b"pass", b"pwd", b"secret", b"key", b"token", b"otp", b"pin", b"cvv", b"cvc"),
     _shape("AWS secret access key in prose",
            _words(b"aws") + rb"[^\"\n]{0,30}?secret[^\"\n]{0,30}?(?<![a-z0-9+/])(?P<s>[a-z0-9/+]{40})(?![a-z0-9/+=])",
            b"aws", check=lambda match: _random_looking(match[-40:])),
@@ -172,10 +174,13 @@ KEYED = re.compile(rb"(?:" + CREDENTIAL_KEY + rb")\":\s*(?:\"(?P<s>(?:[^\"\\]|\\
 #: a literal that every match of CREDENTIAL_KEY holds (the short code words only at a word's start, as the key
 #: holds them: "shipping" holds "pin", never as a word): a text with none of them names no credential, and the
 #: patterns made of CREDENTIAL_KEY (each tries its alternation at every byte) need not be tried on it
-_CREDENTIAL_LITERAL = re.compile(rb"api|auth|bearer|cookie|pass|private|secret|token|(?:^|[^a-z0-9])(?:cv[cv]|otp|pin)")
+_CREDENTIAL_LITERAL = re.compile(rb"api|auth|bearer|cookie|pass|private|secret|token"
+                                 rb"|cv[cv](?<![a-z0-9]cv[cv])|otp(?<![a-z0-9]otp)|pin(?<![a-z0-9]pin)")
 #: the same for long texts (a message): RE2 scans for literals several times faster than ``re`` there, and
-#: calls cost more than ``re``'s on short ones
-_CREDENTIAL_LITERAL_LONG = re2.compile(_CREDENTIAL_LITERAL.pattern)
+#: calls cost more than ``re``'s on short ones (RE2 has no lookbehind: the word's start is matched instead;
+#: ``re`` searches a pattern whose every branch starts with a literal far faster)
+_CREDENTIAL_LITERAL_LONG = re2.compile(rb"api|auth|bearer|cookie|pass|private|secret|token"
+                                       rb"|(?:^|[^a-z0-9])(?:cv[cv]|otp|pin)")
 _LONG_TEXT = 512
 
 
