@@ -13,19 +13,10 @@ import os
 # setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from tracetui.cli.group import COMMAND_MODULES, exit_on_signals, main  # noqa: E402
+from tracetui.cli.group import exit_on_signals, load_all_commands, main  # noqa: E402
 from tracetui.cli.common import writes_over  # noqa: E402
 
 __all__ = ["main", "exit_on_signals", "regenerate_samples", "writes_over", "load_all_commands"]
-
-
-def load_all_commands() -> None:
-    """Import every subcommand's module (each registers its commands on :data:`main`); a command line
-    imports only the one it runs."""
-    import importlib
-
-    for module in sorted(set(COMMAND_MODULES.values())):
-        importlib.import_module(f"tracetui.cli.{module}")
 
 
 def __getattr__(name: str):  # ``from tracetui.cli import regenerate_samples`` without importing it for every command

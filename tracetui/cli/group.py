@@ -33,6 +33,13 @@ COMMAND_MODULES = {"check": "check", "diff": "diff", "explain": "explain", "expo
                    "samples": "generate", "scenarios": "generate", "schema": "generate", "share": "share"}
 
 
+def load_all_commands() -> None:
+    """Import every subcommand's module (each registers its commands on :data:`main`); a command line
+    imports only the one it runs."""
+    for module in sorted(set(COMMAND_MODULES.values())):
+        importlib.import_module(f"tracetui.cli.{module}")
+
+
 class _Commands(click.Group):
     """Subcommands registered as their modules are imported, each module only when it is needed
     (:data:`COMMAND_MODULES`). Ctrl-C ends any command with status 130, as a shell reports a program
@@ -51,8 +58,7 @@ class _Commands(click.Group):
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         name = args[0] if args else None
         if isinstance(name, str) and name not in COMMAND_MODULES and name not in self.commands:
-            for module in sorted(set(COMMAND_MODULES.values())):  # a mistyped command: every one is suggested
-                importlib.import_module(f"tracetui.cli.{module}")
+            load_all_commands()  # a mistyped command: every one is suggested
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
